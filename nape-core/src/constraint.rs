@@ -1,0 +1,283 @@
+//! The [`Constraint`] trait: the contract between a joint's mathematics and the solver.
+//!
+//! A constraint over `BODIES` body slots with `DIM` rows is a function `c(q) ∈ R^DIM` of the
+//! slots' poses `q = (x, y, θ)` per slot. The solver keeps every row `i` inside its
+//! [`Bounds`] (`min_i ≤ c_i ≤ max_i`; equal bounds make an equality). Everything a joint
+//! must supply is pure mathematics over that function:
+//!
+//! | method | meaning |
+//! | --- | --- |
+//! | [`position_error`](Constraint::position_error) | `c(q)`, before the bounds are applied |
+//! | [`jacobian`](Constraint::jacobian) | `J = ∂c/∂q`, in whatever compact form the joint likes |
+//! | [`velocity_error`](Constraint::velocity_error) | `J·v` |
+//! | [`effective_mass`](Constraint::effective_mass) | `K = J M⁻¹ Jᵀ`, including the cross terms of slots that hold the same body |
+//! | [`apply_impulse`](Constraint::apply_impulse) | `v += M⁻¹ Jᵀ λ` |
+//!
+//! `#[constraint]` derives all of them from the expression of `c`; a person may also
+//! implement the trait by hand (Nape's `UserConstraint`). Limits, softness, warm starting,
+//! clamping and position correction are the solver's, identical for every constraint.
+
+use glam::Vec2;
+
+use crate::body::BodyHandle;
+
+/// A body's placement in the world during a step: position, angle and the angle's cached
+/// cosine and sine (so constraint code never calls trigonometric functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    /// World position of the body's origin (its centre of mass).
+    pub position: Vec2,
+    /// Rotation angle in radians, counter-clockwise.
+    pub angle: f32,
+    /// `cos(angle)`.
+    pub cos: f32,
+    /// `sin(angle)`.
+    pub sin: f32,
+}
+
+impl Pose {
+    /// The pose at `position` rotated by `angle` radians.
+    #[must_use]
+    pub fn new(position: Vec2, angle: f32) -> Self {
+        let (sin, cos) = angle.sin_cos();
+        Self { position, angle, cos, sin }
+    }
+
+    /// `R(angle)·local`: a body-local vector expressed in world axes.
+    #[must_use]
+    pub fn rotate(&self, local: Vec2) -> Vec2 {
+        Vec2::new(
+            self.cos * local.x - self.sin * local.y,
+            self.sin * local.x + self.cos * local.y,
+        )
+    }
+
+    /// The world position of a body-local point.
+    #[must_use]
+    pub fn world_point(&self, local: Vec2) -> Vec2 {
+        self.position + self.rotate(local)
+    }
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Self::new(Vec2::ZERO, 0.0)
+    }
+}
+
+/// A body's velocity: linear (world units per second) and angular (radians per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Velocity {
+    /// Linear velocity of the centre of mass.
+    pub linear: Vec2,
+    /// Angular velocity, counter-clockwise positive.
+    pub angular: f32,
+}
+
+/// A body's inverse mass and inverse moment of inertia as the solver sees them: zero for
+/// static and kinematic bodies, which constraints cannot move.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct InverseMass {
+    /// `1 / mass`, or 0.
+    pub mass: f32,
+    /// `1 / inertia`, or 0.
+    pub inertia: f32,
+}
+
+/// The range `min ≤ c_i ≤ max` of one constraint row; `min == max` is an equality.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Lower bound, possibly `f32::NEG_INFINITY`.
+    pub min: f32,
+    /// Upper bound, possibly `f32::INFINITY`.
+    pub max: f32,
+}
+
+impl Bounds {
+    /// The equality `c_i = 0`.
+    pub const ZERO: Self = Self { min: 0.0, max: 0.0 };
+
+    /// `min ≤ c_i ≤ max`.
+    #[must_use]
+    pub const fn new(min: f32, max: f32) -> Self {
+        Self { min, max }
+    }
+
+    /// Whether the row is an equality.
+    #[must_use]
+    pub fn is_equality(&self) -> bool {
+        self.min == self.max
+    }
+}
+
+/// Which pairs of body slots of one constraint hold the same body.
+///
+/// When slots `s` and `t` hold the same body, `K = J M⁻¹ Jᵀ` gains the cross terms
+/// `J_s M⁻¹ J_tᵀ + J_t M⁻¹ J_sᵀ`. The solver decides this when it prepares the
+/// constraint and passes it to [`Constraint::effective_mass`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SharedSlots {
+    mask: u64,
+}
+
+impl SharedSlots {
+    /// The most body slots one constraint may have.
+    pub const MAX_SLOTS: usize = 8;
+
+    /// No two slots share a body.
+    pub const NONE: Self = Self { mask: 0 };
+
+    /// Finds the pairs of equal entries in `bodies` (indices or handles of each slot).
+    #[must_use]
+    pub fn find<T: PartialEq>(bodies: &[T]) -> Self {
+        assert!(bodies.len() <= Self::MAX_SLOTS, "at most {} body slots", Self::MAX_SLOTS);
+        let mut shared = Self::NONE;
+        for s in 0..bodies.len() {
+            for t in s + 1..bodies.len() {
+                if bodies[s] == bodies[t] {
+                    shared = shared.with(s, t);
+                }
+            }
+        }
+        shared
+    }
+
+    /// This set plus the pair `(s, t)`.
+    #[must_use]
+    pub const fn with(self, s: usize, t: usize) -> Self {
+        Self { mask: self.mask | 1 << Self::bit(s, t) }
+    }
+
+    /// Whether slots `s` and `t` hold the same body.
+    #[must_use]
+    #[inline]
+    pub const fn contains(self, s: usize, t: usize) -> bool {
+        self.mask >> Self::bit(s, t) & 1 != 0
+    }
+
+    /// Whether any two slots share a body.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.mask == 0
+    }
+
+    const fn bit(s: usize, t: usize) -> usize {
+        let (low, high) = if s < t { (s, t) } else { (t, s) };
+        low * Self::MAX_SLOTS + high
+    }
+}
+
+/// Why a constraint's parameters cannot be simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvalidParameter {
+    /// The constraint type, e.g. `"DistanceJoint"`.
+    pub constraint: &'static str,
+    /// The rule or field that failed, in the words of the constraint's declaration.
+    pub rule: String,
+    /// The offending value(s), formatted.
+    pub value: String,
+}
+
+impl std::fmt::Display for InvalidParameter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: `{}` does not hold (got {})", self.constraint, self.rule, self.value)
+    }
+}
+
+impl std::error::Error for InvalidParameter {}
+
+/// Storage for a generated constraint's per-step Jacobian entries (`Default` for any length).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JacobianCache<const N: usize>(pub [f32; N]);
+
+impl<const N: usize> Default for JacobianCache<N> {
+    fn default() -> Self {
+        Self([0.0; N])
+    }
+}
+
+/// A constraint between `BODIES` body slots with `DIM` rows: see the [module docs](self).
+///
+/// Implemented by `#[constraint]`, or by hand. Every method is pure mathematics; the solver
+/// calls them in this order each step: [`position_error`](Self::position_error) and
+/// [`jacobian`](Self::jacobian) from the current poses, then
+/// [`effective_mass`](Self::effective_mass), then [`velocity_error`](Self::velocity_error)
+/// and [`apply_impulse`](Self::apply_impulse) once per velocity iteration. Stiff
+/// constraints repeat the first three and apply impulses to positions in the position
+/// iterations.
+///
+/// `velocities` is the solver's compact array of every body's velocity and `bodies[s]` the
+/// index of slot `s` in it; two slots may hold the same index.
+pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + 'static {
+    /// The compact per-step form of `J` that [`jacobian`](Self::jacobian) computes once and
+    /// the velocity iterations reuse (a hand-written joint keeps its world anchors here).
+    type Jacobian: Copy + Default + 'static;
+
+    /// A short name for messages, usually the type's name.
+    const NAME: &'static str;
+
+    /// A velocity-only constraint (e.g. a motor) has no position error: its rows are
+    /// `J·v + velocity_bias = 0`, and it takes no part in the position iterations.
+    const VELOCITY_ONLY: bool = false;
+
+    /// Whether any row may be an inequality; `false` lets the solver skip the bounds logic.
+    const HAS_LIMITS: bool = false;
+
+    /// The body in each slot.
+    fn bodies(&self) -> [BodyHandle; BODIES];
+
+    /// Replaces the body in each slot (used when a constraint is re-targeted).
+    fn set_bodies(&mut self, bodies: [BodyHandle; BODIES]);
+
+    /// Checks the parameters; called when the constraint is added or changed. The default
+    /// accepts everything.
+    ///
+    /// # Errors
+    /// The first rule that does not hold.
+    fn validate(&self) -> Result<(), InvalidParameter> {
+        Ok(())
+    }
+
+    /// The range of each row (all equalities `c_i = 0` by default).
+    fn bounds(&self) -> [Bounds; DIM] {
+        [Bounds::ZERO; DIM]
+    }
+
+    /// `c(q)` for the poses of the slots, before the bounds are applied.
+    fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM];
+
+    /// For a velocity-only constraint, the constant part `b` of `J·v + b`.
+    fn velocity_bias(&self) -> [f32; DIM] {
+        [0.0; DIM]
+    }
+
+    /// `J = ∂c/∂q` at these poses, in the joint's compact form.
+    fn jacobian(&self, poses: &[Pose; BODIES]) -> Self::Jacobian;
+
+    /// `K = J M⁻¹ Jᵀ` (symmetric, both halves filled), with the cross terms of every pair
+    /// of slots in `shared`.
+    fn effective_mass(
+        &self,
+        jacobian: &Self::Jacobian,
+        inverse_masses: &[InverseMass; BODIES],
+        shared: SharedSlots,
+    ) -> [[f32; DIM]; DIM];
+
+    /// `J·v` for the current velocities.
+    fn velocity_error(
+        &self,
+        jacobian: &Self::Jacobian,
+        bodies: &[usize; BODIES],
+        velocities: &[Velocity],
+    ) -> [f32; DIM];
+
+    /// `v += M⁻¹ Jᵀ λ` for a constraint-space impulse `λ`.
+    fn apply_impulse(
+        &self,
+        jacobian: &Self::Jacobian,
+        impulse: &[f32; DIM],
+        inverse_masses: &[InverseMass; BODIES],
+        bodies: &[usize; BODIES],
+        velocities: &mut [Velocity],
+    );
+}
