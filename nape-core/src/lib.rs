@@ -12,7 +12,7 @@ pub mod body;
 pub mod constraint;
 pub mod joints;
 
-pub use body::{Body, BodyHandle, BodyKind};
+pub use body::BodyHandle;
 pub use constraint::{
     Bounds, Constraint, InvalidParameter, InverseMass, JacobianCache, Pose, SharedSlots, Velocity,
 };
