@@ -1,0 +1,96 @@
+//! Partial derivatives, memoised per variable.
+
+use std::collections::HashMap;
+
+use super::graph::{Graph, Id, Leaf, Node};
+
+/// Differentiates nodes of a graph with respect to one leaf. The memo makes shared
+/// sub-expressions differentiate once, so the cost is linear in the DAG, not exponential
+/// in the product rule.
+pub struct Differentiator {
+    variable: Leaf,
+    memo: HashMap<Id, Id>,
+}
+
+impl Differentiator {
+    /// Differentiation with respect to `variable` (a pose or velocity leaf).
+    #[must_use]
+    pub fn new(variable: Leaf) -> Self {
+        Self { variable, memo: HashMap::new() }
+    }
+
+    /// `∂node/∂variable`.
+    pub fn derive(&mut self, graph: &mut Graph, node: Id) -> Id {
+        if let Some(&done) = self.memo.get(&node) {
+            return done;
+        }
+        let result = match graph.node(node) {
+            Node::Const(_) => graph.constant(0.0),
+            Node::Leaf(leaf) => self.derive_leaf(graph, leaf),
+            Node::Add(a, b) => {
+                let (da, db) = (self.derive(graph, a), self.derive(graph, b));
+                graph.add(da, db)
+            }
+            Node::Mul(a, b) => {
+                let (da, db) = (self.derive(graph, a), self.derive(graph, b));
+                let left = graph.mul(da, b);
+                let right = graph.mul(a, db);
+                graph.add(left, right)
+            }
+            Node::Neg(a) => {
+                let da = self.derive(graph, a);
+                graph.neg(da)
+            }
+            // (1/a)' = −a'·(1/a)²; the safe reciprocal keeps its guard in the derivative.
+            Node::Recip(a) | Node::SafeRecip(a) => {
+                let da = self.derive(graph, a);
+                let square = graph.mul(node, node);
+                let product = graph.mul(da, square);
+                graph.neg(product)
+            }
+            // (√a)' = a' / (2√a), guarded: the length of a zero vector has no direction.
+            Node::Sqrt(a) => {
+                let da = self.derive(graph, a);
+                let inverse = graph.safe_recip(node);
+                let half = graph.constant(0.5);
+                let factor = graph.mul(half, inverse);
+                graph.mul(da, factor)
+            }
+            Node::Sin(a) => {
+                let da = self.derive(graph, a);
+                let cosine = graph.cos(a);
+                graph.mul(da, cosine)
+            }
+            Node::Cos(a) => {
+                let da = self.derive(graph, a);
+                let sine = graph.sin(a);
+                let product = graph.mul(da, sine);
+                graph.neg(product)
+            }
+        };
+        self.memo.insert(node, result);
+        result
+    }
+
+    fn derive_leaf(&self, graph: &mut Graph, leaf: Leaf) -> Id {
+        use super::graph::Dof;
+        if leaf == self.variable {
+            return graph.constant(1.0);
+        }
+        match (leaf, self.variable) {
+            (Leaf::Cos(slot), Leaf::Pose(var_slot, Dof::Angle)) if slot == var_slot => {
+                let sine = graph.leaf(Leaf::Sin(slot));
+                graph.neg(sine)
+            }
+            (Leaf::Sin(slot), Leaf::Pose(var_slot, Dof::Angle)) if slot == var_slot => {
+                graph.leaf(Leaf::Cos(slot))
+            }
+            _ => graph.constant(0.0),
+        }
+    }
+}
+
+/// `∂node/∂variable` without keeping the memo.
+pub fn derivative(graph: &mut Graph, node: Id, variable: Leaf) -> Id {
+    Differentiator::new(variable).derive(graph, node)
+}

@@ -1,0 +1,559 @@
+//! The hash-consed expression DAG and its simplifying constructors.
+//!
+//! Every node is interned once, children before parents, so ascending [`Id`] order is a
+//! topological order and equal sub-expressions are the same node. The constructors fold
+//! constants and apply local identities (`x + 0`, `x·1`, `x·0`, `−(−x)`, `x + (−x)`),
+//! sort commutative operands and pull negation outward, so no rewrite pass is needed.
+
+use std::collections::HashMap;
+
+/// A node of a [`Graph`]. Ids are dense and ordered by creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(u32);
+
+impl Id {
+    /// The position of the node in its graph.
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The degrees of freedom of one body slot: position x, position y and angle θ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dof {
+    /// Position, x component.
+    X,
+    /// Position, y component.
+    Y,
+    /// Rotation angle.
+    Angle,
+}
+
+impl Dof {
+    /// The three degrees of freedom in Jacobian column order.
+    pub const ALL: [Dof; 3] = [Dof::X, Dof::Y, Dof::Angle];
+
+    /// Column offset inside a slot's block of three.
+    #[must_use]
+    pub fn offset(self) -> usize {
+        match self {
+            Dof::X => 0,
+            Dof::Y => 1,
+            Dof::Angle => 2,
+        }
+    }
+}
+
+/// The inputs an expression can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Leaf {
+    /// A body slot's position component or angle.
+    Pose(u8, Dof),
+    /// `cos θ` of a body slot, read from the body's cached rotation.
+    Cos(u8),
+    /// `sin θ` of a body slot, read from the body's cached rotation.
+    Sin(u8),
+    /// A body slot's velocity component (linear x, y or angular).
+    Velocity(u8, Dof),
+    /// A scalar parameter (struct field), by parameter index.
+    Scalar(u16),
+    /// The x component of a vector parameter.
+    VectorX(u16),
+    /// The y component of a vector parameter.
+    VectorY(u16),
+    /// Inverse mass of a body slot.
+    InverseMass(u8),
+    /// Inverse moment of inertia of a body slot.
+    InverseInertia(u8),
+    /// An entry of the per-step Jacobian cache.
+    Cached(u16),
+    /// Row `i` of a constraint-space impulse.
+    Impulse(u8),
+}
+
+/// What a node computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// A constant, stored as the bits of an `f64` so that nodes hash.
+    Const(u64),
+    /// An input.
+    Leaf(Leaf),
+    /// `a + b`.
+    Add(Id, Id),
+    /// `a · b`.
+    Mul(Id, Id),
+    /// `−a`.
+    Neg(Id),
+    /// `1 / a`.
+    Recip(Id),
+    /// `1 / a`, or 0 where `a` is (nearly) zero: the derivative of a length at a zero
+    /// vector, so degenerate geometry gives a vanishing row instead of NaN.
+    SafeRecip(Id),
+    /// `√a`.
+    Sqrt(Id),
+    /// `sin a`.
+    Sin(Id),
+    /// `cos a`.
+    Cos(Id),
+}
+
+/// An arena of interned nodes.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    lookup: HashMap<Node, Id>,
+}
+
+impl Graph {
+    /// An empty graph.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The node behind an id.
+    #[must_use]
+    pub fn node(&self, id: Id) -> Node {
+        self.nodes[id.index()]
+    }
+
+    /// How many nodes exist.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no node exists yet.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    fn intern(&mut self, node: Node) -> Id {
+        if let Some(&id) = self.lookup.get(&node) {
+            return id;
+        }
+        let id = Id(u32::try_from(self.nodes.len()).expect("expression graph too large"));
+        self.nodes.push(node);
+        self.lookup.insert(node, id);
+        id
+    }
+
+    /// The constant `value`.
+    pub fn constant(&mut self, value: f64) -> Id {
+        // One zero: -0.0 and 0.0 must intern to the same node.
+        let value = if value == 0.0 { 0.0 } else { value };
+        self.intern(Node::Const(value.to_bits()))
+    }
+
+    /// The input `leaf`.
+    pub fn leaf(&mut self, leaf: Leaf) -> Id {
+        self.intern(Node::Leaf(leaf))
+    }
+
+    /// The constant value of a node, if it is one.
+    #[must_use]
+    pub fn as_const(&self, id: Id) -> Option<f64> {
+        match self.node(id) {
+            Node::Const(bits) => Some(f64::from_bits(bits)),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is the constant `value`.
+    #[must_use]
+    pub fn is_const(&self, id: Id, value: f64) -> bool {
+        self.as_const(id) == Some(value)
+    }
+
+    /// Commutative operands in canonical order: constants first, then by id.
+    fn ordered(&self, a: Id, b: Id) -> (Id, Id) {
+        let key = |id: Id| (self.as_const(id).is_none(), id);
+        if key(a) <= key(b) { (a, b) } else { (b, a) }
+    }
+
+    /// `a + b`.
+    pub fn add(&mut self, a: Id, b: Id) -> Id {
+        match (self.as_const(a), self.as_const(b)) {
+            (Some(x), Some(y)) => return self.constant(x + y),
+            (Some(x), None) if x == 0.0 => return b,
+            (None, Some(y)) if y == 0.0 => return a,
+            _ => {}
+        }
+        match (self.node(a), self.node(b)) {
+            (Node::Neg(x), _) if x == b => return self.constant(0.0),
+            (_, Node::Neg(y)) if y == a => return self.constant(0.0),
+            // −x + −y = −(x + y): keeps negations outermost, where the printer folds them
+            // into subtractions.
+            (Node::Neg(x), Node::Neg(y)) => {
+                let sum = self.add(x, y);
+                return self.neg(sum);
+            }
+            _ => {}
+        }
+        let (a, b) = self.ordered(a, b);
+        self.intern(Node::Add(a, b))
+    }
+
+    /// `a − b`.
+    pub fn sub(&mut self, a: Id, b: Id) -> Id {
+        let minus_b = self.neg(b);
+        self.add(a, minus_b)
+    }
+
+    /// `a · b`.
+    pub fn mul(&mut self, a: Id, b: Id) -> Id {
+        match (self.as_const(a), self.as_const(b)) {
+            (Some(x), Some(y)) => return self.constant(x * y),
+            (Some(x), _) | (_, Some(x)) if x == 0.0 => return self.constant(0.0),
+            (Some(x), None) if x == 1.0 => return b,
+            (None, Some(y)) if y == 1.0 => return a,
+            (Some(x), None) if x == -1.0 => return self.neg(b),
+            (None, Some(y)) if y == -1.0 => return self.neg(a),
+            (Some(x), None) if x < 0.0 => {
+                let positive = self.constant(-x);
+                let product = self.mul(positive, b);
+                return self.neg(product);
+            }
+            (None, Some(y)) if y < 0.0 => {
+                let positive = self.constant(-y);
+                let product = self.mul(a, positive);
+                return self.neg(product);
+            }
+            _ => {}
+        }
+        match (self.node(a), self.node(b)) {
+            (Node::Neg(x), _) => {
+                let product = self.mul(x, b);
+                return self.neg(product);
+            }
+            (_, Node::Neg(y)) => {
+                let product = self.mul(a, y);
+                return self.neg(product);
+            }
+            _ => {}
+        }
+        // c₁·(c₂·x) = (c₁c₂)·x
+        let (a, b) = self.ordered(a, b);
+        if let (Some(x), Node::Mul(inner_a, inner_b)) = (self.as_const(a), self.node(b))
+            && let Some(y) = self.as_const(inner_a)
+        {
+            let factor = self.constant(x * y);
+            return self.mul(factor, inner_b);
+        }
+        self.intern(Node::Mul(a, b))
+    }
+
+    /// `a / b`.
+    pub fn div(&mut self, a: Id, b: Id) -> Id {
+        let inverse = self.recip(b);
+        self.mul(a, inverse)
+    }
+
+    /// `−a`.
+    pub fn neg(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(-f64::from_bits(bits)),
+            Node::Neg(x) => x,
+            _ => self.intern(Node::Neg(a)),
+        }
+    }
+
+    /// `1 / a`.
+    pub fn recip(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(1.0 / f64::from_bits(bits)),
+            Node::Recip(x) => x,
+            Node::Neg(x) => {
+                let inverse = self.recip(x);
+                self.neg(inverse)
+            }
+            _ => self.intern(Node::Recip(a)),
+        }
+    }
+
+    /// `1 / a`, or 0 where `a` is (nearly) zero.
+    pub fn safe_recip(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => {
+                let value = f64::from_bits(bits);
+                self.constant(if value.abs() > SAFE_RECIP_EPSILON { 1.0 / value } else { 0.0 })
+            }
+            Node::Neg(x) => {
+                let inverse = self.safe_recip(x);
+                self.neg(inverse)
+            }
+            _ => self.intern(Node::SafeRecip(a)),
+        }
+    }
+
+    /// `√a`.
+    pub fn sqrt(&mut self, a: Id) -> Id {
+        match self.as_const(a) {
+            Some(x) => self.constant(x.sqrt()),
+            None => self.intern(Node::Sqrt(a)),
+        }
+    }
+
+    /// `sin a`; the sine of a body's angle is read from its cached rotation.
+    pub fn sin(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(f64::from_bits(bits).sin()),
+            Node::Leaf(Leaf::Pose(slot, Dof::Angle)) => self.leaf(Leaf::Sin(slot)),
+            Node::Neg(x) => {
+                let sine = self.sin(x);
+                self.neg(sine)
+            }
+            _ => self.intern(Node::Sin(a)),
+        }
+    }
+
+    /// `cos a`; the cosine of a body's angle is read from its cached rotation.
+    pub fn cos(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(f64::from_bits(bits).cos()),
+            Node::Leaf(Leaf::Pose(slot, Dof::Angle)) => self.leaf(Leaf::Cos(slot)),
+            Node::Neg(x) => self.cos(x),
+            _ => self.intern(Node::Cos(a)),
+        }
+    }
+
+    /// The sum of `terms` (0 when empty).
+    pub fn sum(&mut self, terms: impl IntoIterator<Item = Id>) -> Id {
+        let zero = self.constant(0.0);
+        terms.into_iter().fold(zero, |acc, term| self.add(acc, term))
+    }
+
+    /// The children of a node.
+    #[must_use]
+    pub fn children(&self, id: Id) -> Vec<Id> {
+        match self.node(id) {
+            Node::Const(_) | Node::Leaf(_) => Vec::new(),
+            Node::Add(a, b) | Node::Mul(a, b) => vec![a, b],
+            Node::Neg(a)
+            | Node::Recip(a)
+            | Node::SafeRecip(a)
+            | Node::Sqrt(a)
+            | Node::Sin(a)
+            | Node::Cos(a) => vec![a],
+        }
+    }
+
+    /// Every node reachable from `roots`, in ascending (topological) order.
+    #[must_use]
+    pub fn reachable(&self, roots: &[Id]) -> Vec<Id> {
+        let mut seen = vec![false; self.len()];
+        let mut stack: Vec<Id> = roots.to_vec();
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id.index()], true) {
+                continue;
+            }
+            stack.extend(self.children(id));
+        }
+        (0..self.len())
+            .filter(|&i| seen[i])
+            .map(|i| Id(u32::try_from(i).expect("graph size fits u32")))
+            .collect()
+    }
+
+    /// Whether any leaf reachable from `id` satisfies `predicate`.
+    #[must_use]
+    pub fn depends_on(&self, id: Id, predicate: impl Fn(Leaf) -> bool) -> bool {
+        self.reachable(&[id]).into_iter().any(|n| match self.node(n) {
+            Node::Leaf(leaf) => predicate(leaf),
+            _ => false,
+        })
+    }
+
+    /// `id` with every leaf for which `replace` answers `Some` replaced, re-simplified.
+    pub fn substitute(&mut self, id: Id, replace: &impl Fn(Leaf) -> Option<f64>) -> Id {
+        let mut memo = HashMap::new();
+        self.substitute_memo(id, replace, &mut memo)
+    }
+
+    fn substitute_memo(
+        &mut self,
+        id: Id,
+        replace: &impl Fn(Leaf) -> Option<f64>,
+        memo: &mut HashMap<Id, Id>,
+    ) -> Id {
+        if let Some(&done) = memo.get(&id) {
+            return done;
+        }
+        let mut child = |graph: &mut Self, c: Id| graph.substitute_memo(c, replace, memo);
+        let result = match self.node(id) {
+            Node::Const(_) => id,
+            Node::Leaf(leaf) => match replace(leaf) {
+                Some(value) => self.constant(value),
+                None => id,
+            },
+            Node::Add(a, b) => {
+                let (a, b) = (child(self, a), child(self, b));
+                self.add(a, b)
+            }
+            Node::Mul(a, b) => {
+                let (a, b) = (child(self, a), child(self, b));
+                self.mul(a, b)
+            }
+            Node::Neg(a) => {
+                let a = child(self, a);
+                self.neg(a)
+            }
+            Node::Recip(a) => {
+                let a = child(self, a);
+                self.recip(a)
+            }
+            Node::SafeRecip(a) => {
+                let a = child(self, a);
+                self.safe_recip(a)
+            }
+            Node::Sqrt(a) => {
+                let a = child(self, a);
+                self.sqrt(a)
+            }
+            Node::Sin(a) => {
+                let a = child(self, a);
+                self.sin(a)
+            }
+            Node::Cos(a) => {
+                let a = child(self, a);
+                self.cos(a)
+            }
+        };
+        memo.insert(id, result);
+        result
+    }
+}
+
+/// Below this magnitude [`Graph::safe_recip`] yields 0; the runtime helper uses the same.
+pub const SAFE_RECIP_EPSILON: f64 = 1e-6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn x(g: &mut Graph) -> Id {
+        g.leaf(Leaf::Pose(0, Dof::X))
+    }
+
+    #[test]
+    fn interning_shares_equal_nodes() {
+        let mut g = Graph::new();
+        let a = x(&mut g);
+        let b = g.leaf(Leaf::Scalar(0));
+        let s1 = g.add(a, b);
+        let s2 = g.add(b, a);
+        assert_eq!(s1, s2, "commutative operands are sorted");
+        let p1 = g.mul(a, b);
+        let p2 = g.mul(b, a);
+        assert_eq!(p1, p2);
+    }
+
+    #[test]
+    fn identities_fold() {
+        let mut g = Graph::new();
+        let a = x(&mut g);
+        let zero = g.constant(0.0);
+        let one = g.constant(1.0);
+        let minus_one = g.constant(-1.0);
+        assert_eq!(g.add(a, zero), a);
+        assert_eq!(g.mul(a, one), a);
+        let vanished = g.mul(a, zero);
+        assert!(g.is_const(vanished, 0.0));
+        let minus_a = g.neg(a);
+        assert_eq!(g.mul(a, minus_one), minus_a);
+        assert_eq!(g.neg(minus_a), a);
+        let cancelled = g.add(a, minus_a);
+        assert!(g.is_const(cancelled, 0.0));
+        let negative_zero = g.constant(-0.0);
+        assert_eq!(negative_zero, zero);
+    }
+
+    #[test]
+    fn constants_fold() {
+        let mut g = Graph::new();
+        let two = g.constant(2.0);
+        let three = g.constant(3.0);
+        let sum = g.add(two, three);
+        assert_eq!(g.as_const(sum), Some(5.0));
+        let product = g.mul(two, three);
+        assert_eq!(g.as_const(product), Some(6.0));
+        let nine = g.constant(9.0);
+        let root = g.sqrt(nine);
+        assert_eq!(g.as_const(root), Some(3.0));
+        let a = x(&mut g);
+        let two_a = g.mul(two, a);
+        let six_a = g.mul(three, two_a);
+        assert_eq!(g.node(six_a), Node::Mul(product, a), "c₁·(c₂·x) folds to (c₁c₂)·x");
+    }
+
+    #[test]
+    fn negation_is_pulled_outward() {
+        let mut g = Graph::new();
+        let a = x(&mut g);
+        let b = g.leaf(Leaf::Scalar(1));
+        let minus_b = g.neg(b);
+        let product = g.mul(a, minus_b);
+        assert!(matches!(g.node(product), Node::Neg(_)));
+        let minus_a = g.neg(a);
+        let sum = g.add(minus_a, minus_b);
+        assert!(matches!(g.node(sum), Node::Neg(_)));
+        let minus_two = g.constant(-2.0);
+        let scaled = g.mul(minus_two, a);
+        assert!(matches!(g.node(scaled), Node::Neg(_)));
+    }
+
+    #[test]
+    fn trigonometry_of_an_angle_reads_the_cached_rotation() {
+        let mut g = Graph::new();
+        let angle = g.leaf(Leaf::Pose(1, Dof::Angle));
+        let c = g.cos(angle);
+        let s = g.sin(angle);
+        assert_eq!(g.node(c), Node::Leaf(Leaf::Cos(1)));
+        assert_eq!(g.node(s), Node::Leaf(Leaf::Sin(1)));
+        let minus_angle = g.neg(angle);
+        assert_eq!(g.cos(minus_angle), c);
+        let minus_s = g.neg(s);
+        assert_eq!(g.sin(minus_angle), minus_s);
+    }
+
+    #[test]
+    fn safe_recip_of_zero_is_zero() {
+        let mut g = Graph::new();
+        let zero = g.constant(0.0);
+        let guarded = g.safe_recip(zero);
+        assert!(g.is_const(guarded, 0.0));
+        let four = g.constant(4.0);
+        let quarter = g.safe_recip(four);
+        assert_eq!(g.as_const(quarter), Some(0.25));
+    }
+
+    #[test]
+    fn children_precede_parents() {
+        let mut g = Graph::new();
+        let a = x(&mut g);
+        let b = g.leaf(Leaf::Scalar(0));
+        let s = g.add(a, b);
+        let p = g.mul(s, s);
+        let r = g.sqrt(p);
+        for id in g.reachable(&[r]) {
+            for child in g.children(id) {
+                assert!(child < id);
+            }
+        }
+        assert_eq!(g.reachable(&[r]), vec![a, b, s, p, r]);
+    }
+
+    #[test]
+    fn substitution_resimplifies() {
+        let mut g = Graph::new();
+        let a = x(&mut g);
+        let v = g.leaf(Leaf::Velocity(0, Dof::X));
+        let term = g.mul(a, v);
+        let three = g.constant(3.0);
+        let sum = g.add(term, three);
+        let bias = g.substitute(sum, &|leaf| matches!(leaf, Leaf::Velocity(..)).then_some(0.0));
+        assert_eq!(g.as_const(bias), Some(3.0));
+    }
+}

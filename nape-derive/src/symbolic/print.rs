@@ -1,0 +1,61 @@
+//! Infix text of expressions, for the derivations written into rustdoc.
+
+use super::graph::{Graph, Id, Leaf, Node};
+
+const SUM: u8 = 1;
+const PRODUCT: u8 = 2;
+const PREFIX: u8 = 3;
+const ATOM: u8 = 4;
+
+/// Writes `root` as infix text, naming leaves with `name`.
+#[must_use]
+pub fn to_infix(graph: &Graph, root: Id, name: &impl Fn(Leaf) -> String) -> String {
+    write(graph, root, name).0
+}
+
+fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) {
+    let wrap = |child: Id, min: u8| {
+        let (text, precedence) = write(graph, child, name);
+        if precedence < min { format!("({text})") } else { text }
+    };
+    match graph.node(id) {
+        Node::Const(bits) => {
+            let value = f64::from_bits(bits);
+            let text = format_number(value);
+            let precedence = if value < 0.0 { PREFIX } else { ATOM };
+            (text, precedence)
+        }
+        Node::Leaf(leaf) => (name(leaf), ATOM),
+        Node::Add(a, b) => {
+            let text = match (graph.node(a), graph.node(b)) {
+                (_, Node::Neg(nb)) => format!("{} - {}", wrap(a, SUM), wrap(nb, PRODUCT)),
+                (Node::Neg(na), _) => format!("{} - {}", wrap(b, SUM), wrap(na, PRODUCT)),
+                _ => format!("{} + {}", wrap(a, SUM), wrap(b, SUM)),
+            };
+            (text, SUM)
+        }
+        Node::Mul(a, b) => {
+            let text = match graph.node(b) {
+                Node::Recip(denominator) => {
+                    format!("{} / {}", wrap(a, PRODUCT), wrap(denominator, PREFIX))
+                }
+                _ => format!("{}·{}", wrap(a, PRODUCT), wrap(b, PRODUCT)),
+            };
+            (text, PRODUCT)
+        }
+        Node::Neg(a) => (format!("-{}", wrap(a, PREFIX)), PREFIX),
+        Node::Recip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
+        Node::SafeRecip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
+        Node::Sqrt(a) => (format!("√{}", wrap(a, ATOM)), PREFIX),
+        Node::Sin(a) => (format!("sin({})", to_infix(graph, a, name)), ATOM),
+        Node::Cos(a) => (format!("cos({})", to_infix(graph, a, name)), ATOM),
+    }
+}
+
+fn format_number(value: f64) -> String {
+    if value.is_infinite() {
+        return if value > 0.0 { "∞".into() } else { "-∞".into() };
+    }
+    let text = format!("{value}");
+    text
+}
