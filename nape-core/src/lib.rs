@@ -5,14 +5,16 @@
 //! are declared with `#[constraint]` (re-exported here as [`constraint`]): none of their
 //! Jacobians or effective masses is written by hand.
 
-// Generated code names this crate `::nape_core`, also inside this crate (the builtins).
-extern crate self as nape_core;
+// Generated code names the runtime `::nape` (the facade users depend on); inside this
+// crate, where the builtins are generated, that name means this crate.
+extern crate self as nape;
 
 pub mod body;
 pub mod constraint;
 pub mod joints;
 
 pub use body::BodyHandle;
+pub use joints::{PivotJoint, WeldJoint};
 pub use constraint::{
     Bounds, Constraint, InvalidParameter, InverseMass, JacobianCache, Pose, SharedSlots, Velocity,
 };

@@ -91,6 +91,7 @@ impl Differentiator {
 }
 
 /// `∂node/∂variable` without keeping the memo.
+#[cfg(test)]
 pub fn derivative(graph: &mut Graph, node: Id, variable: Leaf) -> Id {
     Differentiator::new(variable).derive(graph, node)
 }

@@ -126,6 +126,7 @@ impl Graph {
 
     /// Whether no node exists yet.
     #[must_use]
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
@@ -184,6 +185,10 @@ impl Graph {
         match (self.node(a), self.node(b)) {
             (Node::Neg(x), _) if x == b => return self.constant(0.0),
             (_, Node::Neg(y)) if y == a => return self.constant(0.0),
+            _ if a == b => {
+                let two = self.constant(2.0);
+                return self.mul(two, a);
+            }
             // −x + −y = −(x + y): keeps negations outermost, where the printer folds them
             // into subtractions.
             (Node::Neg(x), Node::Neg(y)) => {

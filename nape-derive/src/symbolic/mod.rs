@@ -6,14 +6,18 @@
 //! [`Schedule`]. That keeps the mathematics testable as plain library code.
 
 mod diff;
+#[cfg(test)]
 mod eval;
 mod graph;
 mod print;
 mod schedule;
 
-pub use diff::{Differentiator, derivative};
+pub use diff::Differentiator;
+#[cfg(test)]
+pub use diff::derivative;
+#[cfg(test)]
 pub use eval::evaluate;
-pub use graph::{Dof, Graph, Id, Leaf, Node, SAFE_RECIP_EPSILON};
+pub use graph::{Dof, Graph, Id, Leaf, Node};
 pub use print::to_infix;
 pub use schedule::Schedule;
 

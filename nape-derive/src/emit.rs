@@ -1,0 +1,610 @@
+//! Emission: the derivation as straight-line Rust implementing the runtime's `Constraint`
+//! trait, and the derivation as text in the struct's rustdoc.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::derive::Derivation;
+use crate::model::{Comparison, Mode, Model};
+use crate::symbolic::{Dof, Graph, Id, Leaf, Node, Schedule, to_infix};
+
+const SUM: u8 = 1;
+const PRODUCT: u8 = 2;
+const PREFIX: u8 = 3;
+const ATOM: u8 = 4;
+
+/// Writes expressions of one graph as tokens, naming shared sub-expressions.
+struct Writer<'a> {
+    graph: &'a Graph,
+    model: &'a Model,
+    /// Outer schedules first; a node bound in any of them is referred to by name.
+    scopes: Vec<Schedule>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(graph: &'a Graph, model: &'a Model) -> Self {
+        Self { graph, model, scopes: Vec::new() }
+    }
+
+    fn is_bound(&self, id: Id) -> bool {
+        self.scopes.iter().any(|scope| scope.is_bound(id))
+    }
+
+    /// Opens a scope for `roots` and returns the `let` statements it needs.
+    fn open(&mut self, roots: &[Id]) -> TokenStream {
+        let schedule = Schedule::plan(self.graph, roots);
+        let fresh: Vec<Id> = schedule.bindings.iter().copied().filter(|&id| !self.is_bound(id)).collect();
+        let mut lets = TokenStream::new();
+        for &id in &fresh {
+            let name = binding(id);
+            let value = self.write_definition(id);
+            lets.extend(quote!(let #name: f32 = #value;));
+        }
+        self.scopes.push(schedule);
+        lets
+    }
+
+    fn close(&mut self) {
+        self.scopes.pop();
+    }
+
+    fn write(&self, id: Id) -> TokenStream {
+        self.write_with(id).0
+    }
+
+    fn write_definition(&self, id: Id) -> TokenStream {
+        self.node(id).0
+    }
+
+    fn write_with(&self, id: Id) -> (TokenStream, u8) {
+        if self.is_bound(id) {
+            let name = binding(id);
+            return (quote!(#name), ATOM);
+        }
+        self.node(id)
+    }
+
+    fn wrapped(&self, id: Id, minimum: u8) -> TokenStream {
+        let (tokens, precedence) = self.write_with(id);
+        if precedence < minimum { quote!((#tokens)) } else { tokens }
+    }
+
+    fn node(&self, id: Id) -> (TokenStream, u8) {
+        let graph = self.graph;
+        match graph.node(id) {
+            Node::Const(bits) => constant(f64::from_bits(bits)),
+            Node::Leaf(leaf) => (self.leaf(leaf), ATOM),
+            Node::Add(a, b) => {
+                let tokens = match (graph.node(a), graph.node(b)) {
+                    (_, Node::Neg(nb)) if !self.is_bound(b) => {
+                        let (a, nb) = (self.wrapped(a, SUM), self.wrapped(nb, PRODUCT));
+                        quote!(#a - #nb)
+                    }
+                    (Node::Neg(na), _) if !self.is_bound(a) => {
+                        let (b, na) = (self.wrapped(b, SUM), self.wrapped(na, PRODUCT));
+                        quote!(#b - #na)
+                    }
+                    _ => {
+                        let (a, b) = (self.wrapped(a, SUM), self.wrapped(b, SUM));
+                        quote!(#a + #b)
+                    }
+                };
+                (tokens, SUM)
+            }
+            Node::Mul(a, b) => {
+                let tokens = match graph.node(b) {
+                    Node::Recip(denominator) if !self.is_bound(b) => {
+                        let (a, d) = (self.wrapped(a, PRODUCT), self.wrapped(denominator, PREFIX));
+                        quote!(#a / #d)
+                    }
+                    _ => {
+                        let (a, b) = (self.wrapped(a, PRODUCT), self.wrapped(b, PREFIX));
+                        quote!(#a * #b)
+                    }
+                };
+                (tokens, PRODUCT)
+            }
+            Node::Neg(a) => {
+                let a = self.wrapped(a, PREFIX);
+                (quote!(-#a), PREFIX)
+            }
+            Node::Recip(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.recip()), ATOM)
+            }
+            Node::SafeRecip(a) => {
+                let krate = &self.model.krate;
+                let a = self.write(a);
+                (quote!(#krate::__private::safe_recip(#a)), ATOM)
+            }
+            Node::Sqrt(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.sqrt()), ATOM)
+            }
+            Node::Sin(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.sin()), ATOM)
+            }
+            Node::Cos(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.cos()), ATOM)
+            }
+        }
+    }
+
+    fn leaf(&self, leaf: Leaf) -> TokenStream {
+        let model = self.model;
+        let index = |s: u8| Literal::usize_unsuffixed(usize::from(s));
+        match leaf {
+            Leaf::Pose(s, Dof::X) => { let s = index(s); quote!(__poses[#s].position.x) },
+            Leaf::Pose(s, Dof::Y) => { let s = index(s); quote!(__poses[#s].position.y) },
+            Leaf::Pose(s, Dof::Angle) => { let s = index(s); quote!(__poses[#s].angle) },
+            Leaf::Cos(s) => { let s = index(s); quote!(__poses[#s].cos) },
+            Leaf::Sin(s) => { let s = index(s); quote!(__poses[#s].sin) },
+            Leaf::Velocity(s, dof) => {
+                let body = format_ident!("__velocity{}", s);
+                match dof {
+                    Dof::X => quote!(#body.linear.x),
+                    Dof::Y => quote!(#body.linear.y),
+                    Dof::Angle => quote!(#body.angular),
+                }
+            }
+            Leaf::Scalar(k) => {
+                let field = &model.scalars[usize::from(k)];
+                quote!(self.#field)
+            }
+            Leaf::VectorX(k) => {
+                let field = &model.vectors[usize::from(k)];
+                quote!(self.#field.x)
+            }
+            Leaf::VectorY(k) => {
+                let field = &model.vectors[usize::from(k)];
+                quote!(self.#field.y)
+            }
+            Leaf::InverseMass(s) => { let s = index(s); quote!(__inverse_masses[#s].mass) }
+            Leaf::InverseInertia(s) => { let s = index(s); quote!(__inverse_masses[#s].inertia) }
+            Leaf::Cached(k) => {
+                let k = Literal::usize_unsuffixed(usize::from(k));
+                quote!(__jacobian.0[#k])
+            }
+            Leaf::Impulse(i) => {
+                let i = Literal::usize_unsuffixed(usize::from(i));
+                quote!(__impulse[#i])
+            }
+        }
+    }
+}
+
+/// `+= value` or, for a negated value, `-= magnitude`.
+fn signed(writer: &Writer<'_>, id: Id) -> (TokenStream, TokenStream) {
+    match writer.graph.node(id) {
+        Node::Neg(magnitude) if !writer.is_bound(id) => (writer.wrapped(magnitude, PREFIX), quote!(-=)),
+        _ => (writer.wrapped(id, PREFIX), quote!(+=)),
+    }
+}
+
+fn binding(id: Id) -> Ident {
+    format_ident!("__t{}", id.index())
+}
+
+fn constant(value: f64) -> (TokenStream, u8) {
+    if value.is_nan() {
+        return (quote!(f32::NAN), ATOM);
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { (quote!(f32::INFINITY), ATOM) } else { (quote!(f32::NEG_INFINITY), ATOM) };
+    }
+    // f32 is the runtime's precision: the literal is rounded once, here.
+    #[allow(clippy::cast_possible_truncation)]
+    let literal = Literal::f32_suffixed(value.abs() as f32);
+    if value < 0.0 { (quote!(-#literal), PREFIX) } else { (quote!(#literal), ATOM) }
+}
+
+/// The trait implementation and the documented struct.
+pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct) -> TokenStream {
+    let graph = &model.graph;
+    let krate = &model.krate;
+    let name = &model.name;
+    let name_text = name.to_string();
+    let dim = Literal::usize_unsuffixed(derivation.dim);
+    let bodies = Literal::usize_unsuffixed(derivation.bodies);
+    let cache_len = Literal::usize_unsuffixed(derivation.cache.len());
+    let body_fields = &model.bodies;
+    let velocity_only = model.mode == Mode::Velocity;
+    let has_limits = model.limits.is_some();
+    let private = quote!(#krate::__private);
+
+    // position_error
+    let position_error = if velocity_only {
+        let zeros = vec![quote!(0.0f32); derivation.dim];
+        quote!([#(#zeros),*])
+    } else {
+        rows_block(graph, model, &model.rows)
+    };
+    let velocity_bias = if velocity_only {
+        let rows = rows_block(graph, model, &derivation.bias);
+        quote! {
+            #[inline]
+            fn velocity_bias(&self) -> [f32; #dim] { #rows }
+        }
+    } else {
+        TokenStream::new()
+    };
+    let jacobian = {
+        let mut writer = Writer::new(graph, model);
+        let lets = writer.open(&derivation.cache);
+        let values: Vec<TokenStream> = derivation.cache.iter().map(|&id| writer.write(id)).collect();
+        quote! { #lets #private::JacobianCache([#(#values),*]) }
+    };
+    let effective_mass = effective_mass_block(graph, model, derivation);
+    let velocity_error = {
+        let used = used_slots(graph, &derivation.velocity_error);
+        let reads = used.iter().map(|&s| {
+            let body = format_ident!("__velocity{}", s);
+            let s = Literal::usize_unsuffixed(s);
+            quote!(let #body = __velocities[__bodies[#s]];)
+        });
+        let rows = rows_block(graph, model, &derivation.velocity_error);
+        quote! { #(#reads)* #rows }
+    };
+    let apply_impulse = apply_impulse_block(graph, model, derivation);
+    let validate = validate_block(model);
+    let bounds = bounds_block(graph, model);
+    let doc = documentation(model, derivation);
+
+    let set_targets = body_fields.iter().map(|field| quote!(self.#field));
+    quote! {
+        #(#[doc = #doc])*
+        #item
+
+        #[automatically_derived]
+        impl #private::Constraint<#dim, #bodies> for #name {
+            type Jacobian = #private::JacobianCache<#cache_len>;
+            const NAME: &'static str = #name_text;
+            const VELOCITY_ONLY: bool = #velocity_only;
+            const HAS_LIMITS: bool = #has_limits;
+
+            #[inline]
+            fn bodies(&self) -> [#private::BodyHandle; #bodies] {
+                [#(self.#body_fields),*]
+            }
+
+            #[inline]
+            fn set_bodies(&mut self, __bodies: [#private::BodyHandle; #bodies]) {
+                [#(#set_targets),*] = __bodies;
+            }
+
+            fn validate(&self) -> ::core::result::Result<(), #private::InvalidParameter> {
+                #validate
+                ::core::result::Result::Ok(())
+            }
+
+            #bounds
+
+            #[inline]
+            fn position_error(&self, __poses: &[#private::Pose; #bodies]) -> [f32; #dim] {
+                #position_error
+            }
+
+            #velocity_bias
+
+            #[inline]
+            fn jacobian(&self, __poses: &[#private::Pose; #bodies]) -> Self::Jacobian {
+                #jacobian
+            }
+
+            #[inline]
+            fn effective_mass(
+                &self,
+                __jacobian: &Self::Jacobian,
+                __inverse_masses: &[#private::InverseMass; #bodies],
+                __shared: #private::SharedSlots,
+            ) -> [[f32; #dim]; #dim] {
+                #effective_mass
+            }
+
+            #[inline]
+            fn velocity_error(
+                &self,
+                __jacobian: &Self::Jacobian,
+                __bodies: &[usize; #bodies],
+                __velocities: &[#private::Velocity],
+            ) -> [f32; #dim] {
+                #velocity_error
+            }
+
+            #[inline]
+            fn apply_impulse(
+                &self,
+                __jacobian: &Self::Jacobian,
+                __impulse: &[f32; #dim],
+                __inverse_masses: &[#private::InverseMass; #bodies],
+                __bodies: &[usize; #bodies],
+                __velocities: &mut [#private::Velocity],
+            ) {
+                #apply_impulse
+            }
+        }
+    }
+}
+
+fn rows_block(graph: &Graph, model: &Model, rows: &[Id]) -> TokenStream {
+    let mut writer = Writer::new(graph, model);
+    let lets = writer.open(rows);
+    let values = rows.iter().map(|&id| writer.write(id));
+    quote! { #lets [#(#values),*] }
+}
+
+fn used_slots(graph: &Graph, roots: &[Id]) -> Vec<usize> {
+    let mut used = std::collections::BTreeSet::new();
+    for id in graph.reachable(roots) {
+        if let Node::Leaf(Leaf::Velocity(s, _)) = graph.node(id) {
+            used.insert(usize::from(s));
+        }
+    }
+    used.into_iter().collect()
+}
+
+fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
+    let dim = derivation.dim;
+    let upper: Vec<(usize, usize, Id)> =
+        (0..dim).flat_map(|i| (i..dim).map(move |j| (i, j))).map(|(i, j)| (i, j, derivation.effective_mass[i][j])).collect();
+    let roots: Vec<Id> = upper.iter().map(|&(_, _, id)| id).collect();
+    let mut writer = Writer::new(graph, model);
+    let lets = writer.open(&roots);
+    let entry = |i: usize, j: usize| {
+        let (low, high) = if i <= j { (i, j) } else { (j, i) };
+        format_ident!("__k{}_{}", low, high)
+    };
+    let any_shared = !derivation.shared_terms.is_empty();
+    let entries = upper.iter().map(|&(i, j, id)| {
+        let name = entry(i, j);
+        let value = writer.write(id);
+        if any_shared { quote!(let mut #name: f32 = #value;) } else { quote!(let #name: f32 = #value;) }
+    });
+    let entries: Vec<TokenStream> = entries.collect();
+    let mut shared = TokenStream::new();
+    for terms in &derivation.shared_terms {
+        let roots: Vec<Id> = terms.terms.iter().map(|&(_, _, id)| id).collect();
+        let inner_lets = writer.open(&roots);
+        let additions = terms.terms.iter().map(|&(i, j, id)| {
+            let name = entry(i, j);
+            let (value, operator) = signed(&writer, id);
+            quote!(#name #operator #value;)
+        });
+        let (first, second) = (Literal::usize_unsuffixed(terms.first), Literal::usize_unsuffixed(terms.second));
+        shared.extend(quote! {
+            if __shared.contains(#first, #second) {
+                #inner_lets
+                #(#additions)*
+            }
+        });
+        writer.close();
+    }
+    let rows = (0..dim).map(|i| {
+        let row = (0..dim).map(|j| entry(i, j));
+        quote!([#(#row),*])
+    });
+    quote! {
+        #lets
+        #(#entries)*
+        #shared
+        [#(#rows),*]
+    }
+}
+
+fn apply_impulse_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
+    let roots: Vec<Id> = derivation.impulse.iter().flat_map(|per_slot| per_slot.iter().copied()).collect();
+    let mut writer = Writer::new(graph, model);
+    let lets = writer.open(&roots);
+    let mut updates = TokenStream::new();
+    for (s, per_slot) in derivation.impulse.iter().enumerate() {
+        if per_slot.iter().all(|&id| graph.is_const(id, 0.0)) {
+            continue;
+        }
+        let mut body = TokenStream::new();
+        for (dof, &id) in Dof::ALL.iter().zip(per_slot) {
+            if graph.is_const(id, 0.0) {
+                continue;
+            }
+            let (value, operator) = signed(&writer, id);
+            let s = Literal::usize_unsuffixed(s);
+            body.extend(match dof {
+                Dof::X => quote!(__body.linear.x #operator __inverse_masses[#s].mass * #value;),
+                Dof::Y => quote!(__body.linear.y #operator __inverse_masses[#s].mass * #value;),
+                Dof::Angle => quote!(__body.angular #operator __inverse_masses[#s].inertia * #value;),
+            });
+        }
+        let s = Literal::usize_unsuffixed(s);
+        updates.extend(quote! {
+            {
+                let __body = &mut __velocities[__bodies[#s]];
+                #body
+            }
+        });
+    }
+    quote! { #lets #updates }
+}
+
+/// Fields that appear in a row's bounds may be infinite (an open end); every other number
+/// must be finite, and none may be NaN.
+fn validate_block(model: &Model) -> TokenStream {
+    let graph = &model.graph;
+    let krate = &model.krate;
+    let private = quote!(#krate::__private);
+    let name_text = model.name.to_string();
+    let bound_roots: Vec<Id> = model
+        .limits
+        .iter()
+        .flatten()
+        .flat_map(|b| [b.min, b.max])
+        .flatten()
+        .collect();
+    let mut in_bounds = vec![false; model.scalars.len()];
+    for id in graph.reachable(&bound_roots) {
+        if let Node::Leaf(Leaf::Scalar(k)) = graph.node(id) {
+            in_bounds[usize::from(k)] = true;
+        }
+    }
+    let mut checks = TokenStream::new();
+    for (k, field) in model.scalars.iter().enumerate() {
+        let (test, rule) = if in_bounds[k] {
+            (quote!(!self.#field.is_nan()), format!("{field} is not NaN"))
+        } else {
+            (quote!(self.#field.is_finite()), format!("{field} is finite"))
+        };
+        checks.extend(quote! {
+            if !(#test) {
+                return ::core::result::Result::Err(#private::InvalidParameter {
+                    constraint: #name_text,
+                    rule: ::std::string::String::from(#rule),
+                    value: ::std::format!("{:?}", self.#field),
+                });
+            }
+        });
+    }
+    for field in &model.vectors {
+        let rule = format!("{field} is finite");
+        checks.extend(quote! {
+            if !self.#field.is_finite() {
+                return ::core::result::Result::Err(#private::InvalidParameter {
+                    constraint: #name_text,
+                    rule: ::std::string::String::from(#rule),
+                    value: ::std::format!("{:?}", self.#field),
+                });
+            }
+        });
+    }
+    let writer = Writer::new(graph, model);
+    for rule in &model.rules {
+        let (left, right) = (writer.wrapped(rule.left, SUM), writer.wrapped(rule.right, SUM));
+        let holds = match rule.comparison {
+            Comparison::Less => quote!(#left < #right),
+            Comparison::LessEqual => quote!(#left <= #right),
+            Comparison::Greater => quote!(#left > #right),
+            Comparison::GreaterEqual => quote!(#left >= #right),
+            Comparison::Equal => quote!(#left == #right),
+            Comparison::NotEqual => quote!(#left != #right),
+        };
+        let text = &rule.text;
+        checks.extend(quote! {
+            if !(#holds) {
+                return ::core::result::Result::Err(#private::InvalidParameter {
+                    constraint: #name_text,
+                    rule: ::std::string::String::from(#text),
+                    value: ::std::format!("{} = {:?}, {} = {:?}", ::core::stringify!(#left), #left, ::core::stringify!(#right), #right),
+                });
+            }
+        });
+    }
+    checks
+}
+
+fn bounds_block(graph: &Graph, model: &Model) -> TokenStream {
+    let Some(limits) = &model.limits else { return TokenStream::new() };
+    let krate = &model.krate;
+    let writer = Writer::new(graph, model);
+    let entries = limits.iter().map(|bounds| {
+        let min = bounds.min.map_or_else(|| quote!(f32::NEG_INFINITY), |id| writer.write(id));
+        let max = bounds.max.map_or_else(|| quote!(f32::INFINITY), |id| writer.write(id));
+        quote!(#krate::__private::Bounds::new(#min, #max))
+    });
+    let dim = Literal::usize_unsuffixed(limits.len());
+    quote! {
+        #[inline]
+        fn bounds(&self) -> [#krate::__private::Bounds; #dim] {
+            [#(#entries),*]
+        }
+    }
+}
+
+fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
+    let graph = &model.graph;
+    let body = |s: u8| model.bodies[usize::from(s)].to_string();
+    let name = |leaf: Leaf| match leaf {
+        Leaf::Pose(s, Dof::X) => format!("{}.x", body(s)),
+        Leaf::Pose(s, Dof::Y) => format!("{}.y", body(s)),
+        Leaf::Pose(s, Dof::Angle) => format!("{}.θ", body(s)),
+        Leaf::Cos(s) => format!("cos {}.θ", body(s)),
+        Leaf::Sin(s) => format!("sin {}.θ", body(s)),
+        Leaf::Velocity(s, Dof::X) => format!("{}.vx", body(s)),
+        Leaf::Velocity(s, Dof::Y) => format!("{}.vy", body(s)),
+        Leaf::Velocity(s, Dof::Angle) => format!("{}.ω", body(s)),
+        Leaf::Scalar(k) => model.scalars[usize::from(k)].to_string(),
+        Leaf::VectorX(k) => format!("{}.x", model.vectors[usize::from(k)]),
+        Leaf::VectorY(k) => format!("{}.y", model.vectors[usize::from(k)]),
+        Leaf::InverseMass(s) => format!("m⁻¹({})", body(s)),
+        Leaf::InverseInertia(s) => format!("I⁻¹({})", body(s)),
+        Leaf::Cached(k) => format!("j{k}"),
+        Leaf::Impulse(i) => format!("λ{i}"),
+    };
+    let text = |id: Id| to_infix(graph, id, &name);
+    let mut lines = vec![String::new(), "# Derivation".to_owned(), String::new()];
+    lines.push("Derived at compile time by `#[constraint]` (`q` = each body's `x, y, θ`).".to_owned());
+    lines.push(String::new());
+    lines.push("```text".to_owned());
+    match model.mode {
+        Mode::Position => {
+            lines.push("position constraint c(q):".to_owned());
+            for (i, &row) in model.rows.iter().enumerate() {
+                lines.push(format!("  c{i} = {}", text(row)));
+            }
+            if let Some(limits) = &model.limits {
+                lines.push("limits:".to_owned());
+                for (i, bounds) in limits.iter().enumerate() {
+                    let min = bounds.min.map_or_else(|| "-∞".to_owned(), text);
+                    let max = bounds.max.map_or_else(|| "∞".to_owned(), text);
+                    lines.push(format!("  {min} ≤ c{i} ≤ {max}"));
+                }
+            }
+        }
+        Mode::Velocity => {
+            lines.push("velocity constraint J·v + b = 0, with b:".to_owned());
+            for (i, &row) in derivation.bias.iter().enumerate() {
+                lines.push(format!("  b{i} = {}", text(row)));
+            }
+        }
+    }
+    lines.push(String::new());
+    lines.push("per-step values (computed once per step from the poses):".to_owned());
+    for (k, &id) in derivation.cache.iter().enumerate() {
+        lines.push(format!("  j{k} = {}", text(id)));
+    }
+    if derivation.cache.is_empty() {
+        lines.push("  (none: J is constant)".to_owned());
+    }
+    lines.push(String::new());
+    lines.push("Jacobian J (non-zero entries):".to_owned());
+    for (i, row) in derivation.jacobian.iter().enumerate() {
+        for (column, &id) in row.iter().enumerate() {
+            if graph.is_const(id, 0.0) {
+                continue;
+            }
+            let slot = model.bodies[column / 3].to_string();
+            let dof = ["x", "y", "θ"][column % 3];
+            lines.push(format!("  ∂c{i}/∂{slot}.{dof} = {}", text(id)));
+        }
+    }
+    lines.push(String::new());
+    lines.push("velocity constraint V = J·v:".to_owned());
+    for (i, &row) in derivation.velocity_error.iter().enumerate() {
+        lines.push(format!("  V{i} = {}", text(row)));
+    }
+    lines.push(String::new());
+    lines.push("effective mass K = J M⁻¹ Jᵀ (symmetric):".to_owned());
+    for i in 0..derivation.dim {
+        for j in i..derivation.dim {
+            lines.push(format!("  K{i}{j} = {}", text(derivation.effective_mass[i][j])));
+        }
+    }
+    for terms in &derivation.shared_terms {
+        let (first, second) = (&model.bodies[terms.first], &model.bodies[terms.second]);
+        lines.push(format!("  when {first} and {second} are the same body:"));
+        for &(i, j, id) in &terms.terms {
+            lines.push(format!("    K{i}{j} += {}", text(id)));
+        }
+    }
+    lines.push("```".to_owned());
+    lines
+}
