@@ -1,4 +1,12 @@
 //! Bodies and their handles.
+//!
+//! The world is y-up; angles are in radians, counter-clockwise. A body's position is its
+//! centre of mass, and its inertia is taken about that point.
+
+use glam::Vec2;
+
+use crate::constraint::{InverseMass, Pose, Velocity};
+use crate::error::Error;
 
 /// Identifies a body inside one [`Space`](crate::Space). A handle of a removed body, or of
 /// another space, is rejected with an error wherever it is used.
@@ -7,4 +15,481 @@ pub struct BodyHandle {
     pub(crate) space: u32,
     pub(crate) index: u32,
     pub(crate) generation: u32,
+}
+
+impl BodyHandle {
+    /// The slot index of the body in its space (also its index in the solver's compact
+    /// arrays). Slots of removed bodies are reused, with a new generation.
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+}
+
+/// How a body takes part in the simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// Moved by gravity, forces and constraints.
+    Dynamic,
+    /// Never moves; infinite mass.
+    Static,
+    /// Moves with the velocity it is given, whatever acts on it; infinite mass.
+    Kinematic,
+}
+
+/// Mass properties of a shape about its centroid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MassProperties {
+    /// Mass (area × density).
+    pub mass: f32,
+    /// Centroid, in the frame the shape's vertices were given in.
+    pub centroid: Vec2,
+    /// Moment of inertia about the centroid.
+    pub inertia: f32,
+}
+
+impl MassProperties {
+    /// The mass, centroid and centroidal inertia of a simple (non-self-intersecting)
+    /// polygon of uniform `density`. The vertices may be in either winding order. A
+    /// degenerate polygon (fewer than 3 vertices, or zero area) gives zero mass.
+    #[must_use]
+    pub fn polygon(vertices: &[Vec2], density: f32) -> Self {
+        let n = vertices.len();
+        if n < 3 {
+            return Self {
+                mass: 0.0,
+                centroid: Vec2::ZERO,
+                inertia: 0.0,
+            };
+        }
+        // Shift by the first vertex for precision.
+        let origin = vertices[0];
+        let mut area2 = 0.0f64; // twice the signed area
+        let mut cx = 0.0f64;
+        let mut cy = 0.0f64;
+        let mut second = 0.0f64; // Σ cross·(|a|² + a·b + |b|²), about `origin`
+        for i in 0..n {
+            let a = (vertices[i] - origin).as_dvec2();
+            let b = (vertices[(i + 1) % n] - origin).as_dvec2();
+            let cross = a.perp_dot(b);
+            area2 += cross;
+            cx += (a.x + b.x) * cross;
+            cy += (a.y + b.y) * cross;
+            second += cross * (a.length_squared() + a.dot(b) + b.length_squared());
+        }
+        if area2.abs() < 1e-12 {
+            return Self {
+                mass: 0.0,
+                centroid: origin,
+                inertia: 0.0,
+            };
+        }
+        let area = area2 / 2.0;
+        let centroid = glam::DVec2::new(cx / (3.0 * area2), cy / (3.0 * area2));
+        let density = f64::from(density);
+        let mass = density * area.abs();
+        // Polar moment about `origin`, then the parallel-axis shift to the centroid.
+        let inertia_origin = density * second / 12.0 * area.signum();
+        let inertia = inertia_origin - mass * centroid.length_squared();
+        Self {
+            mass: mass as f32,
+            centroid: centroid.as_vec2() + origin,
+            inertia: inertia as f32,
+        }
+    }
+}
+
+/// A rigid body: placement, velocity, accumulated force and mass properties.
+///
+/// Build one with [`Body::dynamic`], [`Body::static_body`], [`Body::kinematic`] or a shape
+/// helper ([`Body::circle`], [`Body::rectangle`], [`Body::polygon`]) and the `with_*`
+/// builders, then add it with [`Space::add_body`](crate::Space::add_body), which validates
+/// it. Setting the position or angle keeps the cached cosine and sine up to date.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    kind: BodyKind,
+    pose: Pose,
+    velocity: Velocity,
+    force: Vec2,
+    torque: f32,
+    mass: f32,
+    inertia: f32,
+}
+
+impl Body {
+    /// A dynamic body of `mass` and moment of inertia `inertia` (about its centre of mass).
+    /// `inertia = f32::INFINITY` makes a body that never rotates under constraints.
+    #[must_use]
+    pub fn dynamic(mass: f32, inertia: f32) -> Self {
+        Self {
+            kind: BodyKind::Dynamic,
+            pose: Pose::default(),
+            velocity: Velocity::default(),
+            force: Vec2::ZERO,
+            torque: 0.0,
+            mass,
+            inertia,
+        }
+    }
+
+    /// A static body (never moves, infinite mass).
+    #[must_use]
+    pub fn static_body() -> Self {
+        Self {
+            kind: BodyKind::Static,
+            ..Self::dynamic(f32::INFINITY, f32::INFINITY)
+        }
+    }
+
+    /// A kinematic body: moves with its velocity, is not moved by forces or constraints.
+    #[must_use]
+    pub fn kinematic() -> Self {
+        Self {
+            kind: BodyKind::Kinematic,
+            ..Self::dynamic(f32::INFINITY, f32::INFINITY)
+        }
+    }
+
+    /// A dynamic disc of `radius` and uniform `density` (mass `ρπr²`, inertia `mr²/2`).
+    #[must_use]
+    pub fn circle(radius: f32, density: f32) -> Self {
+        let mass = density * std::f32::consts::PI * radius * radius;
+        Self::dynamic(mass, 0.5 * mass * radius * radius)
+    }
+
+    /// A dynamic `width × height` rectangle of uniform `density`, centred on its position
+    /// (mass `ρwh`, inertia `m(w² + h²)/12`).
+    #[must_use]
+    pub fn rectangle(width: f32, height: f32, density: f32) -> Self {
+        let mass = density * width * height;
+        Self::dynamic(mass, mass * (width * width + height * height) / 12.0)
+    }
+
+    /// Alias of [`Body::rectangle`].
+    #[must_use]
+    pub fn box_body(width: f32, height: f32, density: f32) -> Self {
+        Self::rectangle(width, height, density)
+    }
+
+    /// A dynamic simple polygon of uniform `density`.
+    ///
+    /// The mass is the polygon's area times `density` and the inertia is taken **about the
+    /// polygon's centroid**, which becomes the body's origin: the body's position is the
+    /// world position of the centroid. If the vertices are not centred on the centroid,
+    /// [`MassProperties::polygon`] reports where it is (subtract it from local anchors
+    /// given in the vertices' frame). A degenerate polygon gives zero mass, which
+    /// [`Space::add_body`](crate::Space::add_body) rejects.
+    #[must_use]
+    pub fn polygon(vertices: &[Vec2], density: f32) -> Self {
+        let p = MassProperties::polygon(vertices, density);
+        Self::dynamic(p.mass, p.inertia)
+    }
+
+    /// This body at `position`.
+    #[must_use]
+    pub fn at(mut self, position: Vec2) -> Self {
+        self.set_position(position);
+        self
+    }
+
+    /// This body rotated to `angle` radians (counter-clockwise).
+    #[must_use]
+    pub fn with_angle(mut self, angle: f32) -> Self {
+        self.set_angle(angle);
+        self
+    }
+
+    /// This body with linear velocity `velocity`.
+    #[must_use]
+    pub fn with_velocity(mut self, velocity: Vec2) -> Self {
+        self.velocity.linear = velocity;
+        self
+    }
+
+    /// This body with angular velocity `angular_velocity` (radians per second, CCW).
+    #[must_use]
+    pub fn with_angular_velocity(mut self, angular_velocity: f32) -> Self {
+        self.velocity.angular = angular_velocity;
+        self
+    }
+
+    /// Whether the body is dynamic, static or kinematic.
+    #[must_use]
+    pub fn kind(&self) -> BodyKind {
+        self.kind
+    }
+
+    /// Whether the body is dynamic.
+    #[must_use]
+    pub fn is_dynamic(&self) -> bool {
+        self.kind == BodyKind::Dynamic
+    }
+
+    /// The body's placement (position, angle and the angle's cosine and sine).
+    #[must_use]
+    pub fn pose(&self) -> Pose {
+        self.pose
+    }
+
+    /// World position of the centre of mass.
+    #[must_use]
+    pub fn position(&self) -> Vec2 {
+        self.pose.position
+    }
+
+    /// Rotation in radians, counter-clockwise.
+    #[must_use]
+    pub fn angle(&self) -> f32 {
+        self.pose.angle
+    }
+
+    /// Moves the body to `position`.
+    pub fn set_position(&mut self, position: Vec2) {
+        self.pose.position = position;
+    }
+
+    /// Rotates the body to `angle`, updating the cached cosine and sine.
+    pub fn set_angle(&mut self, angle: f32) {
+        self.pose = Pose::new(self.pose.position, angle);
+    }
+
+    /// World position of a body-local point.
+    #[must_use]
+    pub fn world_point(&self, local: Vec2) -> Vec2 {
+        self.pose.world_point(local)
+    }
+
+    /// Linear velocity.
+    #[must_use]
+    pub fn velocity(&self) -> Vec2 {
+        self.velocity.linear
+    }
+
+    /// Angular velocity (radians per second, CCW).
+    #[must_use]
+    pub fn angular_velocity(&self) -> f32 {
+        self.velocity.angular
+    }
+
+    /// Sets the linear velocity.
+    pub fn set_velocity(&mut self, velocity: Vec2) {
+        self.velocity.linear = velocity;
+    }
+
+    /// Sets the angular velocity.
+    pub fn set_angular_velocity(&mut self, angular_velocity: f32) {
+        self.velocity.angular = angular_velocity;
+    }
+
+    /// The force accumulated for the next step (cleared after each step).
+    #[must_use]
+    pub fn force(&self) -> Vec2 {
+        self.force
+    }
+
+    /// The torque accumulated for the next step (cleared after each step).
+    #[must_use]
+    pub fn torque(&self) -> f32 {
+        self.torque
+    }
+
+    /// Adds `force` at the centre of mass for the next step.
+    pub fn apply_force(&mut self, force: Vec2) {
+        self.force += force;
+    }
+
+    /// Adds `force` applied at the world point `point` (force plus the torque
+    /// `(point − position) × force`).
+    pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) {
+        self.force += force;
+        self.torque += (point - self.pose.position).perp_dot(force);
+    }
+
+    /// Adds `torque` (CCW positive) for the next step.
+    pub fn apply_torque(&mut self, torque: f32) {
+        self.torque += torque;
+    }
+
+    /// Applies an instantaneous impulse at the centre of mass (no effect unless dynamic).
+    pub fn apply_impulse(&mut self, impulse: Vec2) {
+        let inv = self.inverse_mass();
+        self.velocity.linear += impulse * inv.mass;
+    }
+
+    /// Clears the accumulated force and torque.
+    pub fn clear_forces(&mut self) {
+        self.force = Vec2::ZERO;
+        self.torque = 0.0;
+    }
+
+    /// Mass (`∞` for static and kinematic bodies).
+    #[must_use]
+    pub fn mass(&self) -> f32 {
+        if self.is_dynamic() {
+            self.mass
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    /// Moment of inertia about the centre of mass (`∞` for static and kinematic bodies).
+    #[must_use]
+    pub fn inertia(&self) -> f32 {
+        if self.is_dynamic() {
+            self.inertia
+        } else {
+            f32::INFINITY
+        }
+    }
+
+    /// The inverse mass and inertia the solver uses: zero for static and kinematic bodies,
+    /// and zero inverse inertia for an infinite inertia.
+    #[must_use]
+    pub fn inverse_mass(&self) -> InverseMass {
+        if !self.is_dynamic() {
+            return InverseMass::default();
+        }
+        let recip = |x: f32| if x.is_infinite() { 0.0 } else { 1.0 / x };
+        InverseMass {
+            mass: recip(self.mass),
+            inertia: recip(self.inertia),
+        }
+    }
+
+    /// Sets the mass and inertia of a dynamic body (ignored by the solver for static and
+    /// kinematic bodies).
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] unless `mass` is finite and positive and `inertia` positive
+    /// (possibly infinite); the body is unchanged then.
+    pub fn set_mass_properties(&mut self, mass: f32, inertia: f32) -> Result<(), Error> {
+        check_mass(mass, inertia)?;
+        self.mass = mass;
+        self.inertia = inertia;
+        Ok(())
+    }
+
+    pub(crate) fn velocity_state(&self) -> Velocity {
+        self.velocity
+    }
+
+    pub(crate) fn set_state(&mut self, pose: Pose, velocity: Velocity) {
+        self.pose = pose;
+        self.velocity = velocity;
+    }
+
+    /// Checks that the body can be simulated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] for a NaN or infinite position, angle or velocity, a
+    /// non-finite force, or (dynamic bodies) a mass that is not finite and positive or an
+    /// inertia that is not positive.
+    pub fn validate(&self) -> Result<(), Error> {
+        let p = self.pose.position;
+        if !(p.is_finite() && self.pose.angle.is_finite()) {
+            return Err(Error::InvalidBody(format!(
+                "position and angle must be finite (got {p}, {})",
+                self.pose.angle
+            )));
+        }
+        let v = self.velocity;
+        if !(v.linear.is_finite() && v.angular.is_finite()) {
+            return Err(Error::InvalidBody(format!(
+                "velocity must be finite (got {}, {})",
+                v.linear, v.angular
+            )));
+        }
+        if !(self.force.is_finite() && self.torque.is_finite()) {
+            return Err(Error::InvalidBody(format!(
+                "force and torque must be finite (got {}, {})",
+                self.force, self.torque
+            )));
+        }
+        if self.is_dynamic() {
+            check_mass(self.mass, self.inertia)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_mass(mass: f32, inertia: f32) -> Result<(), Error> {
+    if !(mass.is_finite() && mass > 0.0) {
+        return Err(Error::InvalidBody(format!(
+            "a dynamic body's mass must be finite and > 0 (got {mass})"
+        )));
+    }
+    if inertia.is_nan() || inertia <= 0.0 {
+        return Err(Error::InvalidBody(format!(
+            "a dynamic body's inertia must be > 0, possibly infinite (got {inertia})"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_have_textbook_mass_properties() {
+        let c = Body::circle(2.0, 1.0);
+        assert!((c.mass() - 4.0 * std::f32::consts::PI).abs() < 1e-4);
+        assert!((c.inertia() - 0.5 * c.mass() * 4.0).abs() < 1e-3);
+        let r = Body::rectangle(2.0, 1.0, 3.0);
+        assert!((r.mass() - 6.0).abs() < 1e-6);
+        assert!((r.inertia() - 6.0 * 5.0 / 12.0).abs() < 1e-6);
+        // A rectangle as a polygon, off-centre and clockwise.
+        let verts = [
+            Vec2::new(10.0, 5.0),
+            Vec2::new(10.0, 6.0),
+            Vec2::new(12.0, 6.0),
+            Vec2::new(12.0, 5.0),
+        ];
+        let p = MassProperties::polygon(&verts, 3.0);
+        assert!((p.mass - 6.0).abs() < 1e-4, "{p:?}");
+        assert!((p.inertia - 2.5).abs() < 1e-3, "{p:?}");
+        assert!((p.centroid - Vec2::new(11.0, 5.5)).length() < 1e-4, "{p:?}");
+        let b = Body::polygon(&verts, 3.0);
+        assert!((b.inertia() - 2.5).abs() < 1e-3);
+        assert_eq!(MassProperties::polygon(&verts[..2], 1.0).mass, 0.0);
+    }
+
+    #[test]
+    fn validation() {
+        assert!(Body::dynamic(1.0, 1.0).validate().is_ok());
+        assert!(Body::dynamic(1.0, f32::INFINITY).validate().is_ok());
+        assert!(Body::dynamic(f32::NAN, 1.0).validate().is_err());
+        assert!(Body::dynamic(0.0, 1.0).validate().is_err());
+        assert!(Body::dynamic(f32::INFINITY, 1.0).validate().is_err());
+        assert!(Body::dynamic(1.0, f32::NAN).validate().is_err());
+        assert!(
+            Body::dynamic(1.0, 1.0)
+                .at(Vec2::new(f32::NAN, 0.0))
+                .validate()
+                .is_err()
+        );
+        assert!(
+            Body::dynamic(1.0, 1.0)
+                .with_angle(f32::INFINITY)
+                .validate()
+                .is_err()
+        );
+        assert!(Body::static_body().validate().is_ok());
+        assert!(Body::kinematic().with_velocity(Vec2::X).validate().is_ok());
+        assert_eq!(
+            Body::dynamic(2.0, f32::INFINITY).inverse_mass().inertia,
+            0.0
+        );
+        assert_eq!(Body::static_body().inverse_mass(), InverseMass::default());
+    }
+
+    #[test]
+    fn setting_the_angle_updates_cos_sin() {
+        let mut b = Body::dynamic(1.0, 1.0).with_angle(0.3);
+        b.set_angle(1.2);
+        assert!((b.pose().cos - 1.2f32.cos()).abs() < 1e-7);
+        assert!((b.pose().sin - 1.2f32.sin()).abs() < 1e-7);
+        b.set_position(Vec2::new(1.0, 2.0));
+        assert_eq!(b.pose().angle, 1.2);
+    }
 }

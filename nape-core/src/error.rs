@@ -1,0 +1,68 @@
+//! The error type of every fallible [`Space`](crate::Space) operation.
+
+use crate::constraint::InvalidParameter;
+
+/// Why a [`Space`](crate::Space) operation was refused. The space is unchanged whenever an
+/// error is returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// The body handle names a body that was removed (its slot may hold a new body).
+    StaleBody,
+    /// The body handle belongs to another space.
+    ForeignBody,
+    /// The constraint handle names a constraint that was removed (or broken and removed).
+    StaleConstraint,
+    /// The constraint handle belongs to another space.
+    ForeignConstraint,
+    /// The body cannot be simulated (NaN or infinite state, bad mass or inertia).
+    InvalidBody(String),
+    /// The constraint's own parameters are invalid ([`Constraint::validate`]).
+    ///
+    /// [`Constraint::validate`]: crate::Constraint::validate
+    InvalidParameter(InvalidParameter),
+    /// A [`ConstraintSettings`](crate::ConstraintSettings) value is out of range.
+    InvalidSettings(String),
+    /// None of the constraint's bodies is dynamic, so it could never do anything.
+    NoDynamicBody,
+    /// The constraint has more body slots than [`SharedSlots::MAX_SLOTS`].
+    ///
+    /// [`SharedSlots::MAX_SLOTS`]: crate::SharedSlots::MAX_SLOTS
+    TooManyBodies(usize),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::StaleBody => f.write_str("the body was removed from its space"),
+            Self::ForeignBody => f.write_str("the body handle belongs to another space"),
+            Self::StaleConstraint => f.write_str("the constraint was removed from its space"),
+            Self::ForeignConstraint => {
+                f.write_str("the constraint handle belongs to another space")
+            }
+            Self::InvalidBody(reason) => write!(f, "invalid body: {reason}"),
+            Self::InvalidParameter(p) => write!(f, "invalid constraint parameter: {p}"),
+            Self::InvalidSettings(reason) => write!(f, "invalid constraint settings: {reason}"),
+            Self::NoDynamicBody => f.write_str("a constraint needs at least one dynamic body"),
+            Self::TooManyBodies(n) => write!(
+                f,
+                "a constraint may have at most {} body slots (got {n})",
+                crate::SharedSlots::MAX_SLOTS
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::InvalidParameter(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl From<InvalidParameter> for Error {
+    fn from(p: InvalidParameter) -> Self {
+        Self::InvalidParameter(p)
+    }
+}

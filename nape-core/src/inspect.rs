@@ -1,0 +1,166 @@
+//! Numeric checkers for [`Constraint`] implementations, generated or hand-written.
+//!
+//! The ground truth for a constraint is its position function `c(q)`: its Jacobian must
+//! match central finite differences of `c`, and its effective mass must equal `J M⁻¹ Jᵀ`
+//! with the columns of slots that hold the same body merged. Matrices are plain
+//! `Vec<Vec<f32>>` (rows of columns); a Jacobian has `D` rows and `3·B` columns ordered
+//! `(v_x, v_y, ω)` per slot.
+
+use glam::Vec2;
+
+use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
+
+/// The constraint's Jacobian as a dense `D × 3B` matrix, read through the trait: calls
+/// [`jacobian`](Constraint::jacobian), then [`velocity_error`](Constraint::velocity_error)
+/// once per column with a unit velocity on that slot's component (slot `s` uses the
+/// compact index `s`, so no two slots alias).
+#[must_use]
+pub fn dense_jacobian<T, const D: usize, const B: usize>(c: &T, poses: &[Pose; B]) -> Vec<Vec<f32>>
+where
+    T: Constraint<D, B>,
+{
+    let jacobian = c.jacobian(poses);
+    let bodies: [usize; B] = std::array::from_fn(|s| s);
+    let mut out = vec![vec![0.0; 3 * B]; D];
+    for s in 0..B {
+        for k in 0..3 {
+            let mut velocities = [Velocity::default(); B];
+            match k {
+                0 => velocities[s].linear = Vec2::X,
+                1 => velocities[s].linear = Vec2::Y,
+                _ => velocities[s].angular = 1.0,
+            }
+            let column = c.velocity_error(&jacobian, &bodies, &velocities);
+            for (row, value) in out.iter_mut().zip(column) {
+                row[3 * s + k] = value;
+            }
+        }
+    }
+    out
+}
+
+/// The Jacobian of [`position_error`](Constraint::position_error) by central differences
+/// with step `h` in each slot's `x`, `y` and `θ` (the perturbed poses are rebuilt with
+/// [`Pose::new`], so their cosine and sine follow the angle). A `D × 3B` matrix.
+#[must_use]
+pub fn finite_difference_jacobian<T, const D: usize, const B: usize>(
+    c: &T,
+    poses: &[Pose; B],
+    h: f32,
+) -> Vec<Vec<f32>>
+where
+    T: Constraint<D, B>,
+{
+    let mut out = vec![vec![0.0; 3 * B]; D];
+    for s in 0..B {
+        for k in 0..3 {
+            let shifted = |sign: f32| {
+                let mut p = *poses;
+                let base = poses[s];
+                let mut position = base.position;
+                let mut angle = base.angle;
+                match k {
+                    0 => position.x += sign * h,
+                    1 => position.y += sign * h,
+                    _ => angle += sign * h,
+                }
+                p[s] = Pose::new(position, angle);
+                c.position_error(&p)
+            };
+            let plus = shifted(1.0);
+            let minus = shifted(-1.0);
+            for i in 0..D {
+                out[i][3 * s + k] = (plus[i] - minus[i]) / (2.0 * h);
+            }
+        }
+    }
+    out
+}
+
+/// `K = J M⁻¹ Jᵀ` computed numerically from a dense Jacobian (`D × 3B`), the slots'
+/// inverse masses and the body each slot holds (`slot_bodies[s]`, any identifiers):
+/// the columns of slots naming the same body are summed first, which is exactly how the
+/// cross terms of aliased slots arise. Computed in `f64`. A `D × D` matrix.
+///
+/// # Panics
+/// If the lengths disagree (`3·slots` columns, one inverse mass and one body per slot).
+#[must_use]
+pub fn numeric_effective_mass(
+    dense_j: &[Vec<f32>],
+    inverse_masses: &[InverseMass],
+    slot_bodies: &[usize],
+) -> Vec<Vec<f32>> {
+    let slots = slot_bodies.len();
+    assert_eq!(inverse_masses.len(), slots, "one inverse mass per slot");
+    assert!(
+        dense_j.iter().all(|row| row.len() == 3 * slots),
+        "3 columns per slot"
+    );
+    let d = dense_j.len();
+    // Merge aliased slots: one column triple per distinct body.
+    let mut distinct: Vec<(usize, InverseMass, Vec<[f64; 3]>)> = Vec::new();
+    for s in 0..slots {
+        let columns: Vec<[f64; 3]> = dense_j
+            .iter()
+            .map(|row| std::array::from_fn(|k| f64::from(row[3 * s + k])))
+            .collect();
+        match distinct.iter_mut().find(|(b, _, _)| *b == slot_bodies[s]) {
+            Some((_, _, merged)) => {
+                for (m, c) in merged.iter_mut().zip(&columns) {
+                    for k in 0..3 {
+                        m[k] += c[k];
+                    }
+                }
+            }
+            None => distinct.push((slot_bodies[s], inverse_masses[s], columns)),
+        }
+    }
+    let mut k = vec![vec![0.0f32; d]; d];
+    for i in 0..d {
+        for j in 0..d {
+            let mut sum = 0.0f64;
+            for (_, inv, cols) in &distinct {
+                let m = f64::from(inv.mass);
+                let r = f64::from(inv.inertia);
+                sum += m * (cols[i][0] * cols[j][0] + cols[i][1] * cols[j][1]);
+                sum += r * cols[i][2] * cols[j][2];
+            }
+            k[i][j] = sum as f32;
+        }
+    }
+    k
+}
+
+/// The constraint's own [`effective_mass`](Constraint::effective_mass) at these poses, with
+/// the [`SharedSlots`] found from `slot_bodies`, as a `Vec<Vec<f32>>` for comparison with
+/// [`numeric_effective_mass`].
+#[must_use]
+pub fn effective_mass<T, const D: usize, const B: usize>(
+    c: &T,
+    poses: &[Pose; B],
+    inverse_masses: &[InverseMass; B],
+    slot_bodies: &[usize; B],
+) -> Vec<Vec<f32>>
+where
+    T: Constraint<D, B>,
+{
+    let jacobian = c.jacobian(poses);
+    let k = c.effective_mass(&jacobian, inverse_masses, SharedSlots::find(slot_bodies));
+    k.iter().map(|row| row.to_vec()).collect()
+}
+
+/// The largest absolute difference between two matrices of the same shape.
+///
+/// # Panics
+/// If the shapes differ.
+#[must_use]
+pub fn max_abs_difference(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    assert_eq!(a.len(), b.len(), "row counts differ");
+    a.iter()
+        .zip(b)
+        .flat_map(|(ra, rb)| {
+            assert_eq!(ra.len(), rb.len(), "column counts differ");
+            ra.iter().zip(rb).map(|(x, y)| (x - y).abs())
+        })
+        .fold(0.0, f32::max)
+}
