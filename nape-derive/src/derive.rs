@@ -67,14 +67,21 @@ fn inverse_mass_leaf(s: usize, dof: Dof) -> Leaf {
 }
 
 fn depends_on_pose(graph: &Graph, id: Id) -> bool {
-    graph.depends_on(id, |leaf| matches!(leaf, Leaf::Pose(..) | Leaf::Cos(_) | Leaf::Sin(_)))
+    graph.depends_on(id, |leaf| {
+        matches!(leaf, Leaf::Pose(..) | Leaf::Cos(_) | Leaf::Sin(_))
+    })
 }
 
 /// Derives everything from `rows`.
 ///
 /// # Errors
 /// A velocity-only row that is not linear in the velocities.
-pub fn derive(graph: &mut Graph, rows: &[Id], mode: Mode, bodies: usize) -> Result<Derivation, DeriveError> {
+pub fn derive(
+    graph: &mut Graph,
+    rows: &[Id],
+    mode: Mode,
+    bodies: usize,
+) -> Result<Derivation, DeriveError> {
     let dim = rows.len();
     let columns = 3 * bodies;
 
@@ -91,12 +98,17 @@ pub fn derive(graph: &mut Graph, rows: &[Id], mode: Mode, bodies: usize) -> Resu
     let mut bias = Vec::new();
     if mode == Mode::Velocity {
         for (i, entries) in exact.iter().enumerate() {
-            if entries.iter().any(|&e| graph.depends_on(e, |leaf| matches!(leaf, Leaf::Velocity(..)))) {
+            if entries
+                .iter()
+                .any(|&e| graph.depends_on(e, |leaf| matches!(leaf, Leaf::Velocity(..))))
+            {
                 return Err(DeriveError::NonLinearVelocity(i));
             }
         }
         for &row in rows {
-            bias.push(graph.substitute(row, &|leaf| matches!(leaf, Leaf::Velocity(..)).then_some(0.0)));
+            bias.push(graph.substitute(row, &|leaf| {
+                matches!(leaf, Leaf::Velocity(..)).then_some(0.0)
+            }));
         }
     }
 
@@ -180,7 +192,11 @@ pub fn derive(graph: &mut Graph, rows: &[Id], mode: Mode, bodies: usize) -> Resu
                 }
             }
             if !terms.is_empty() {
-                shared_terms.push(SharedTerms { first, second, terms });
+                shared_terms.push(SharedTerms {
+                    first,
+                    second,
+                    terms,
+                });
             }
         }
     }
@@ -190,7 +206,8 @@ pub fn derive(graph: &mut Graph, rows: &[Id], mode: Mode, bodies: usize) -> Resu
             Dof::ALL.map(|dof| {
                 let terms: Vec<Id> = (0..dim)
                     .map(|i| {
-                        let lambda = graph.leaf(Leaf::Impulse(u8::try_from(i).expect("rows fit u8")));
+                        let lambda =
+                            graph.leaf(Leaf::Impulse(u8::try_from(i).expect("rows fit u8")));
                         graph.mul(jacobian[i][3 * s + dof.offset()], lambda)
                     })
                     .collect();

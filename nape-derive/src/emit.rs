@@ -24,7 +24,11 @@ struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     fn new(graph: &'a Graph, model: &'a Model) -> Self {
-        Self { graph, model, scopes: Vec::new() }
+        Self {
+            graph,
+            model,
+            scopes: Vec::new(),
+        }
     }
 
     fn is_bound(&self, id: Id) -> bool {
@@ -34,7 +38,12 @@ impl<'a> Writer<'a> {
     /// Opens a scope for `roots` and returns the `let` statements it needs.
     fn open(&mut self, roots: &[Id]) -> TokenStream {
         let schedule = Schedule::plan(self.graph, roots);
-        let fresh: Vec<Id> = schedule.bindings.iter().copied().filter(|&id| !self.is_bound(id)).collect();
+        let fresh: Vec<Id> = schedule
+            .bindings
+            .iter()
+            .copied()
+            .filter(|&id| !self.is_bound(id))
+            .collect();
         let mut lets = TokenStream::new();
         for &id in &fresh {
             let name = binding(id);
@@ -67,7 +76,11 @@ impl<'a> Writer<'a> {
 
     fn wrapped(&self, id: Id, minimum: u8) -> TokenStream {
         let (tokens, precedence) = self.write_with(id);
-        if precedence < minimum { quote!((#tokens)) } else { tokens }
+        if precedence < minimum {
+            quote!((#tokens))
+        } else {
+            tokens
+        }
     }
 
     fn node(&self, id: Id) -> (TokenStream, u8) {
@@ -137,11 +150,26 @@ impl<'a> Writer<'a> {
         let model = self.model;
         let index = |s: u8| Literal::usize_unsuffixed(usize::from(s));
         match leaf {
-            Leaf::Pose(s, Dof::X) => { let s = index(s); quote!(__poses[#s].position.x) },
-            Leaf::Pose(s, Dof::Y) => { let s = index(s); quote!(__poses[#s].position.y) },
-            Leaf::Pose(s, Dof::Angle) => { let s = index(s); quote!(__poses[#s].angle) },
-            Leaf::Cos(s) => { let s = index(s); quote!(__poses[#s].cos) },
-            Leaf::Sin(s) => { let s = index(s); quote!(__poses[#s].sin) },
+            Leaf::Pose(s, Dof::X) => {
+                let s = index(s);
+                quote!(__poses[#s].position.x)
+            }
+            Leaf::Pose(s, Dof::Y) => {
+                let s = index(s);
+                quote!(__poses[#s].position.y)
+            }
+            Leaf::Pose(s, Dof::Angle) => {
+                let s = index(s);
+                quote!(__poses[#s].angle)
+            }
+            Leaf::Cos(s) => {
+                let s = index(s);
+                quote!(__poses[#s].cos)
+            }
+            Leaf::Sin(s) => {
+                let s = index(s);
+                quote!(__poses[#s].sin)
+            }
             Leaf::Velocity(s, dof) => {
                 let body = format_ident!("__velocity{}", s);
                 match dof {
@@ -162,8 +190,14 @@ impl<'a> Writer<'a> {
                 let field = &model.vectors[usize::from(k)];
                 quote!(self.#field.y)
             }
-            Leaf::InverseMass(s) => { let s = index(s); quote!(__inverse_masses[#s].mass) }
-            Leaf::InverseInertia(s) => { let s = index(s); quote!(__inverse_masses[#s].inertia) }
+            Leaf::InverseMass(s) => {
+                let s = index(s);
+                quote!(__inverse_masses[#s].mass)
+            }
+            Leaf::InverseInertia(s) => {
+                let s = index(s);
+                quote!(__inverse_masses[#s].inertia)
+            }
             Leaf::Cached(k) => {
                 let k = Literal::usize_unsuffixed(usize::from(k));
                 quote!(__jacobian.0[#k])
@@ -179,7 +213,9 @@ impl<'a> Writer<'a> {
 /// `+= value` or, for a negated value, `-= magnitude`.
 fn signed(writer: &Writer<'_>, id: Id) -> (TokenStream, TokenStream) {
     match writer.graph.node(id) {
-        Node::Neg(magnitude) if !writer.is_bound(id) => (writer.wrapped(magnitude, PREFIX), quote!(-=)),
+        Node::Neg(magnitude) if !writer.is_bound(id) => {
+            (writer.wrapped(magnitude, PREFIX), quote!(-=))
+        }
         _ => (writer.wrapped(id, PREFIX), quote!(+=)),
     }
 }
@@ -193,12 +229,20 @@ fn constant(value: f64) -> (TokenStream, u8) {
         return (quote!(f32::NAN), ATOM);
     }
     if value.is_infinite() {
-        return if value > 0.0 { (quote!(f32::INFINITY), ATOM) } else { (quote!(f32::NEG_INFINITY), ATOM) };
+        return if value > 0.0 {
+            (quote!(f32::INFINITY), ATOM)
+        } else {
+            (quote!(f32::NEG_INFINITY), ATOM)
+        };
     }
     // f32 is the runtime's precision: the literal is rounded once, here.
     #[allow(clippy::cast_possible_truncation)]
     let literal = Literal::f32_suffixed(value.abs() as f32);
-    if value < 0.0 { (quote!(-#literal), PREFIX) } else { (quote!(#literal), ATOM) }
+    if value < 0.0 {
+        (quote!(-#literal), PREFIX)
+    } else {
+        (quote!(#literal), ATOM)
+    }
 }
 
 /// The trait implementation and the documented struct.
@@ -234,7 +278,11 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
     let jacobian = {
         let mut writer = Writer::new(graph, model);
         let lets = writer.open(&derivation.cache);
-        let values: Vec<TokenStream> = derivation.cache.iter().map(|&id| writer.write(id)).collect();
+        let values: Vec<TokenStream> = derivation
+            .cache
+            .iter()
+            .map(|&id| writer.write(id))
+            .collect();
         quote! { #lets #private::JacobianCache([#(#values),*]) }
     };
     let effective_mass = effective_mass_block(graph, model, derivation);
@@ -348,8 +396,10 @@ fn used_slots(graph: &Graph, roots: &[Id]) -> Vec<usize> {
 
 fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
     let dim = derivation.dim;
-    let upper: Vec<(usize, usize, Id)> =
-        (0..dim).flat_map(|i| (i..dim).map(move |j| (i, j))).map(|(i, j)| (i, j, derivation.effective_mass[i][j])).collect();
+    let upper: Vec<(usize, usize, Id)> = (0..dim)
+        .flat_map(|i| (i..dim).map(move |j| (i, j)))
+        .map(|(i, j)| (i, j, derivation.effective_mass[i][j]))
+        .collect();
     let roots: Vec<Id> = upper.iter().map(|&(_, _, id)| id).collect();
     let mut writer = Writer::new(graph, model);
     let lets = writer.open(&roots);
@@ -361,7 +411,11 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
     let entries = upper.iter().map(|&(i, j, id)| {
         let name = entry(i, j);
         let value = writer.write(id);
-        if any_shared { quote!(let mut #name: f32 = #value;) } else { quote!(let #name: f32 = #value;) }
+        if any_shared {
+            quote!(let mut #name: f32 = #value;)
+        } else {
+            quote!(let #name: f32 = #value;)
+        }
     });
     let entries: Vec<TokenStream> = entries.collect();
     let mut shared = TokenStream::new();
@@ -373,7 +427,10 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
             let (value, operator) = signed(&writer, id);
             quote!(#name #operator #value;)
         });
-        let (first, second) = (Literal::usize_unsuffixed(terms.first), Literal::usize_unsuffixed(terms.second));
+        let (first, second) = (
+            Literal::usize_unsuffixed(terms.first),
+            Literal::usize_unsuffixed(terms.second),
+        );
         shared.extend(quote! {
             if __shared.contains(#first, #second) {
                 #inner_lets
@@ -395,7 +452,11 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
 }
 
 fn apply_impulse_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
-    let roots: Vec<Id> = derivation.impulse.iter().flat_map(|per_slot| per_slot.iter().copied()).collect();
+    let roots: Vec<Id> = derivation
+        .impulse
+        .iter()
+        .flat_map(|per_slot| per_slot.iter().copied())
+        .collect();
     let mut writer = Writer::new(graph, model);
     let lets = writer.open(&roots);
     let mut updates = TokenStream::new();
@@ -413,7 +474,9 @@ fn apply_impulse_block(graph: &Graph, model: &Model, derivation: &Derivation) ->
             body.extend(match dof {
                 Dof::X => quote!(__body.linear.x #operator __inverse_masses[#s].mass * #value;),
                 Dof::Y => quote!(__body.linear.y #operator __inverse_masses[#s].mass * #value;),
-                Dof::Angle => quote!(__body.angular #operator __inverse_masses[#s].inertia * #value;),
+                Dof::Angle => {
+                    quote!(__body.angular #operator __inverse_masses[#s].inertia * #value;)
+                }
             });
         }
         let s = Literal::usize_unsuffixed(s);
@@ -452,7 +515,10 @@ fn validate_block(model: &Model) -> TokenStream {
         let (test, rule) = if in_bounds[k] {
             (quote!(!self.#field.is_nan()), format!("{field} is not NaN"))
         } else {
-            (quote!(self.#field.is_finite()), format!("{field} is finite"))
+            (
+                quote!(self.#field.is_finite()),
+                format!("{field} is finite"),
+            )
         };
         checks.extend(quote! {
             if !(#test) {
@@ -478,7 +544,10 @@ fn validate_block(model: &Model) -> TokenStream {
     }
     let writer = Writer::new(graph, model);
     for rule in &model.rules {
-        let (left, right) = (writer.wrapped(rule.left, SUM), writer.wrapped(rule.right, SUM));
+        let (left, right) = (
+            writer.wrapped(rule.left, SUM),
+            writer.wrapped(rule.right, SUM),
+        );
         let holds = match rule.comparison {
             Comparison::Less => quote!(#left < #right),
             Comparison::LessEqual => quote!(#left <= #right),
@@ -502,12 +571,18 @@ fn validate_block(model: &Model) -> TokenStream {
 }
 
 fn bounds_block(graph: &Graph, model: &Model) -> TokenStream {
-    let Some(limits) = &model.limits else { return TokenStream::new() };
+    let Some(limits) = &model.limits else {
+        return TokenStream::new();
+    };
     let krate = &model.krate;
     let writer = Writer::new(graph, model);
     let entries = limits.iter().map(|bounds| {
-        let min = bounds.min.map_or_else(|| quote!(f32::NEG_INFINITY), |id| writer.write(id));
-        let max = bounds.max.map_or_else(|| quote!(f32::INFINITY), |id| writer.write(id));
+        let min = bounds
+            .min
+            .map_or_else(|| quote!(f32::NEG_INFINITY), |id| writer.write(id));
+        let max = bounds
+            .max
+            .map_or_else(|| quote!(f32::INFINITY), |id| writer.write(id));
         quote!(#krate::__private::Bounds::new(#min, #max))
     });
     let dim = Literal::usize_unsuffixed(limits.len());
@@ -541,7 +616,9 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
     };
     let text = |id: Id| to_infix(graph, id, &name);
     let mut lines = vec![String::new(), "# Derivation".to_owned(), String::new()];
-    lines.push("Derived at compile time by `#[constraint]` (`q` = each body's `x, y, θ`).".to_owned());
+    lines.push(
+        "Derived at compile time by `#[constraint]` (`q` = each body's `x, y, θ`).".to_owned(),
+    );
     lines.push(String::new());
     lines.push("```text".to_owned());
     match model.mode {
@@ -595,7 +672,10 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
     lines.push("effective mass K = J M⁻¹ Jᵀ (symmetric):".to_owned());
     for i in 0..derivation.dim {
         for j in i..derivation.dim {
-            lines.push(format!("  K{i}{j} = {}", text(derivation.effective_mass[i][j])));
+            lines.push(format!(
+                "  K{i}{j} = {}",
+                text(derivation.effective_mass[i][j])
+            ));
         }
     }
     for terms in &derivation.shared_terms {

@@ -11,7 +11,14 @@ fn pretty(tokens: proc_macro2::TokenStream) -> String {
 fn pivot_expands() {
     let out = super::expand(
         quote!(position = body2.world_point(anchor2) - body1.world_point(anchor1)),
-        quote!(pub struct PivotJoint { pub body1: BodyHandle, pub body2: BodyHandle, pub anchor1: Vec2, pub anchor2: Vec2 }),
+        quote!(
+            pub struct PivotJoint {
+                pub body1: BodyHandle,
+                pub body2: BodyHandle,
+                pub anchor1: Vec2,
+                pub anchor2: Vec2,
+            }
+        ),
     );
     let text = pretty(out);
     println!("{text}");

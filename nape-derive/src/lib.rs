@@ -47,7 +47,10 @@ pub fn constraint(args: TokenStream, item: TokenStream) -> TokenStream {
     expand(args.into(), item.into()).into()
 }
 
-fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn expand(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     let mut errors = errors::Errors::default();
     let args = parse::Args::parse(args, &mut errors);
     let Some(input) = parse::Input::parse(item.clone(), &mut errors) else {

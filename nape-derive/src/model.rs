@@ -125,10 +125,23 @@ enum Context {
     Parameters,
 }
 
-const BODY_PROPERTIES: &[&str] = &["position", "angle", "rotation", "velocity", "angular_velocity"];
+const BODY_PROPERTIES: &[&str] = &[
+    "position",
+    "angle",
+    "rotation",
+    "velocity",
+    "angular_velocity",
+];
 const BODY_METHODS: &[&str] = &["rotate", "world_point"];
-const VECTOR_METHODS: &[&str] =
-    &["dot", "perp_dot", "perp", "length", "length_squared", "normalize", "normalize_or_zero"];
+const VECTOR_METHODS: &[&str] = &[
+    "dot",
+    "perp_dot",
+    "perp",
+    "length",
+    "length_squared",
+    "normalize",
+    "normalize_or_zero",
+];
 const SCALAR_METHODS: &[&str] = &["sqrt", "sin", "cos", "recip", "powi"];
 
 struct Lowerer<'e> {
@@ -219,7 +232,13 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         .map(|limits| lowerer.limits(&limits.value, limits.key, rows.as_ref().map(Vec::len)));
     let rules = args
         .validate
-        .map(|rules| rules.value.iter().filter_map(|rule| lowerer.rule(rule)).collect())
+        .map(|rules| {
+            rules
+                .value
+                .iter()
+                .filter_map(|rule| lowerer.rule(rule))
+                .collect()
+        })
         .unwrap_or_default();
     if mode == Mode::Velocity
         && let Some(Some(bounds)) = &limits
@@ -266,7 +285,11 @@ impl Lowerer<'_> {
     /// The rows of the result, flattened; `None` if the result is not rows of numbers.
     fn rows(&mut self, value: &Value, expression: &Expr) -> Option<Vec<Id>> {
         let mut rows = Vec::new();
-        if self.flatten(value, &mut rows, expression) { Some(rows) } else { None }
+        if self.flatten(value, &mut rows, expression) {
+            Some(rows)
+        } else {
+            None
+        }
     }
 
     fn flatten(&mut self, value: &Value, rows: &mut Vec<Id>, expression: &Expr) -> bool {
@@ -293,7 +316,13 @@ impl Lowerer<'_> {
         true
     }
 
-    fn check_bodies(&mut self, rows: &Option<Vec<Id>>, expression: &Expr, bodies: &[Ident], mode: Mode) {
+    fn check_bodies(
+        &mut self,
+        rows: &Option<Vec<Id>>,
+        expression: &Expr,
+        bodies: &[Ident],
+        mode: Mode,
+    ) {
         let Some(rows) = rows else { return };
         let depends = rows.iter().any(|&row| {
             self.graph.depends_on(row, |leaf| match mode {
@@ -329,7 +358,12 @@ impl Lowerer<'_> {
         }
     }
 
-    fn limits(&mut self, limits: &[crate::parse::RowLimit], key: Span, dim: Option<usize>) -> Option<Vec<RowBounds>> {
+    fn limits(
+        &mut self,
+        limits: &[crate::parse::RowLimit],
+        key: Span,
+        dim: Option<usize>,
+    ) -> Option<Vec<RowBounds>> {
         if let Some(dim) = dim
             && dim != limits.len()
         {
@@ -348,11 +382,18 @@ impl Lowerer<'_> {
         let mut bounds = Vec::new();
         for limit in limits {
             if limit.min.is_none() && limit.max.is_none() {
-                self.error_at(limit.span, "a row bounded by `..` on both sides never acts; give at least one bound");
+                self.error_at(
+                    limit.span,
+                    "a row bounded by `..` on both sides never acts; give at least one bound",
+                );
                 continue;
             }
             let min = limit.min.as_ref().and_then(|e| self.bound(e));
-            let max = if limit.equality { min } else { limit.max.as_ref().and_then(|e| self.bound(e)) };
+            let max = if limit.equality {
+                min
+            } else {
+                limit.max.as_ref().and_then(|e| self.bound(e))
+            };
             bounds.push(RowBounds { min, max });
         }
         Some(bounds)
@@ -365,7 +406,10 @@ impl Lowerer<'_> {
             other => {
                 self.error(
                     expression,
-                    format!("a bound must be a scalar (`f32`), found {}", other.describe()),
+                    format!(
+                        "a bound must be a scalar (`f32`), found {}",
+                        other.describe()
+                    ),
                 );
                 None
             }
@@ -385,7 +429,10 @@ impl Lowerer<'_> {
             BinOp::Eq(_) => Comparison::Equal,
             BinOp::Ne(_) => Comparison::NotEqual,
             _ => {
-                self.error(binary.op, "a validation rule is one comparison: `<`, `<=`, `>`, `>=`, `==` or `!=`");
+                self.error(
+                    binary.op,
+                    "a validation rule is one comparison: `<`, `<=`, `>`, `>=`, `==` or `!=`",
+                );
                 return None;
             }
         };
@@ -407,7 +454,12 @@ impl Lowerer<'_> {
                 return None;
             }
         };
-        Some(Rule { left, comparison, right, text: rule.to_token_stream().to_string() })
+        Some(Rule {
+            left,
+            comparison,
+            right,
+            text: rule.to_token_stream().to_string(),
+        })
     }
 
     fn lower(&mut self, expression: &Expr) -> Value {
@@ -439,8 +491,14 @@ impl Lowerer<'_> {
                 "branches are not supported: a constraint must be differentiable everywhere; \
                  use `limits` for inequalities",
             ),
-            Expr::Cast(cast) => self.error(cast.as_token, "casts are not supported: every value is already `f32`"),
-            _ => self.error(expression, "this kind of expression is not supported in a constraint"),
+            Expr::Cast(cast) => self.error(
+                cast.as_token,
+                "casts are not supported: every value is already `f32`",
+            ),
+            _ => self.error(
+                expression,
+                "this kind of expression is not supported in a constraint",
+            ),
         }
     }
 
@@ -470,7 +528,10 @@ impl Lowerer<'_> {
             match statement {
                 syn::Stmt::Local(local) => {
                     let Some(init) = &local.init else {
-                        self.error(local, "a `let` in a constraint needs a value: `let name = ...;`");
+                        self.error(
+                            local,
+                            "a `let` in a constraint needs a value: `let name = ...;`",
+                        );
                         continue;
                     };
                     if let Some((else_token, _)) = &init.diverge {
@@ -493,10 +554,16 @@ impl Lowerer<'_> {
                     self.error(tokens, "only `let` bindings may come before the block's final expression (which has no `;`)");
                 }
                 syn::Stmt::Item(item) => {
-                    self.error(item, "items are not supported inside a constraint expression");
+                    self.error(
+                        item,
+                        "items are not supported inside a constraint expression",
+                    );
                 }
                 syn::Stmt::Macro(mac) => {
-                    self.error(&mac.mac.path, "macros are not supported in a constraint expression");
+                    self.error(
+                        &mac.mac.path,
+                        "macros are not supported in a constraint expression",
+                    );
                 }
             }
         }
@@ -514,7 +581,12 @@ impl Lowerer<'_> {
         if path.qself.is_some() {
             return self.error(path, "qualified paths are not supported");
         }
-        let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segments: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         if let [name] = segments.as_slice() {
             return self.name(name, &path.path.segments[0].ident);
         }
@@ -584,7 +656,9 @@ impl Lowerer<'_> {
                     .unwrap_or_default();
                 self.error(
                     ident,
-                    format!("cannot find `{name}` among the struct's fields and `let` bindings{hint}"),
+                    format!(
+                        "cannot find `{name}` among the struct's fields and `let` bindings{hint}"
+                    ),
                 )
             }
         }
@@ -607,9 +681,15 @@ impl Lowerer<'_> {
             Value::Vector(x, y) => match name.as_str() {
                 "x" => Value::Scalar(x),
                 "y" => Value::Scalar(y),
-                _ => self.error(member, format!("`Vec2` has no field `{name}`; it has `x` and `y`")),
+                _ => self.error(
+                    member,
+                    format!("`Vec2` has no field `{name}`; it has `x` and `y`"),
+                ),
             },
-            other => self.error(member, format!("{} has no field `{name}`", other.describe())),
+            other => self.error(
+                member,
+                format!("{} has no field `{name}`", other.describe()),
+            ),
         }
     }
 
@@ -678,7 +758,11 @@ impl Lowerer<'_> {
             return None;
         }
         let values: Vec<Value> = call.args.iter().map(|a| self.lower(a)).collect();
-        if values.iter().any(|v| matches!(v, Value::Poison)) { None } else { Some(values) }
+        if values.iter().any(|v| matches!(v, Value::Poison)) {
+            None
+        } else {
+            Some(values)
+        }
     }
 
     fn vector_argument(&mut self, call: &syn::ExprMethodCall, value: &Value) -> Option<(Id, Id)> {
@@ -687,7 +771,11 @@ impl Lowerer<'_> {
             other => {
                 self.error(
                     &call.args[0],
-                    format!("`{}` expects a `Vec2` argument, found {}", call.method, other.describe()),
+                    format!(
+                        "`{}` expects a `Vec2` argument, found {}",
+                        call.method,
+                        other.describe()
+                    ),
                 );
                 None
             }
@@ -710,8 +798,12 @@ impl Lowerer<'_> {
             }
             Value::Body(slot) => match method.as_str() {
                 "rotate" | "world_point" => {
-                    let Some(args) = self.arguments(call, 1) else { return Value::Poison };
-                    let Some((ax, ay)) = self.vector_argument(call, &args[0]) else { return Value::Poison };
+                    let Some(args) = self.arguments(call, 1) else {
+                        return Value::Poison;
+                    };
+                    let Some((ax, ay)) = self.vector_argument(call, &args[0]) else {
+                        return Value::Poison;
+                    };
                     self.body_used[usize::from(slot)] = true;
                     let g = &mut self.graph;
                     let (c, s) = (g.leaf(Leaf::Cos(slot)), g.leaf(Leaf::Sin(slot)));
@@ -721,7 +813,10 @@ impl Lowerer<'_> {
                     if method == "rotate" {
                         Value::Vector(rx, ry)
                     } else {
-                        let (px, py) = (g.leaf(Leaf::Pose(slot, Dof::X)), g.leaf(Leaf::Pose(slot, Dof::Y)));
+                        let (px, py) = (
+                            g.leaf(Leaf::Pose(slot, Dof::X)),
+                            g.leaf(Leaf::Pose(slot, Dof::Y)),
+                        );
                         Value::Vector(g.add(px, rx), g.add(py, ry))
                     }
                 }
@@ -729,8 +824,12 @@ impl Lowerer<'_> {
             },
             Value::Vector(x, y) => match method.as_str() {
                 "dot" | "perp_dot" => {
-                    let Some(args) = self.arguments(call, 1) else { return Value::Poison };
-                    let Some((u, v)) = self.vector_argument(call, &args[0]) else { return Value::Poison };
+                    let Some(args) = self.arguments(call, 1) else {
+                        return Value::Poison;
+                    };
+                    let Some((u, v)) = self.vector_argument(call, &args[0]) else {
+                        return Value::Poison;
+                    };
                     let g = &mut self.graph;
                     if method == "dot" {
                         let (a, b) = (g.mul(x, u), g.mul(y, v));
@@ -781,9 +880,12 @@ impl Lowerer<'_> {
                 }
                 "powi" => {
                     let exponent = match call.args.first().map(strip) {
-                        Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. })) if call.args.len() == 1 => {
-                            int.base10_parse::<u8>().ok().filter(|&n| (1..=8).contains(&n))
-                        }
+                        Some(Expr::Lit(syn::ExprLit {
+                            lit: Lit::Int(int), ..
+                        })) if call.args.len() == 1 => int
+                            .base10_parse::<u8>()
+                            .ok()
+                            .filter(|&n| (1..=8).contains(&n)),
                         _ => None,
                     };
                     let Some(exponent) = exponent else {
@@ -805,7 +907,13 @@ impl Lowerer<'_> {
         }
     }
 
-    fn unknown_method(&mut self, call: &syn::ExprMethodCall, receiver: &str, methods: &[&str], properties: &[&str]) -> Value {
+    fn unknown_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        receiver: &str,
+        methods: &[&str],
+        properties: &[&str],
+    ) -> Value {
         let name = call.method.to_string();
         for argument in &call.args {
             self.lower(argument);
@@ -813,7 +921,11 @@ impl Lowerer<'_> {
         let hint = closest(&name, methods.iter().chain(properties).copied())
             .map(|close| format!("did you mean `{close}`? "))
             .unwrap_or_default();
-        let list = methods.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+        let list = methods
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         self.error(
             &call.method,
             format!("{receiver} has no method `{name}` in a constraint expression; {hint}available: {list}"),
@@ -822,9 +934,17 @@ impl Lowerer<'_> {
 
     fn call(&mut self, call: &syn::ExprCall) -> Value {
         let Expr::Path(function) = strip(&call.func) else {
-            return self.error(&call.func, "only `Vec2::new(x, y)` and `vec2(x, y)` can be called");
+            return self.error(
+                &call.func,
+                "only `Vec2::new(x, y)` and `vec2(x, y)` can be called",
+            );
         };
-        let segments: Vec<String> = function.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segments: Vec<String> = function
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let tail: Vec<&str> = segments.iter().map(String::as_str).collect();
         let is_vec2 = matches!(tail.as_slice(), [.., "Vec2", "new"] | [.., "vec2"]);
         if !is_vec2 {
@@ -838,7 +958,10 @@ impl Lowerer<'_> {
             );
         }
         if call.args.len() != 2 {
-            return self.error_at(call.paren_token.span.join(), "`Vec2::new` takes two arguments: `Vec2::new(x, y)`");
+            return self.error_at(
+                call.paren_token.span.join(),
+                "`Vec2::new` takes two arguments: `Vec2::new(x, y)`",
+            );
         }
         let x = self.lower(&call.args[0]);
         let y = self.lower(&call.args[1]);
@@ -846,9 +969,20 @@ impl Lowerer<'_> {
             (Value::Scalar(x), Value::Scalar(y)) => Value::Vector(x, y),
             (Value::Poison, _) | (_, Value::Poison) => Value::Poison,
             (x, y) => {
-                let culprit = if matches!(x, Value::Scalar(_)) { &call.args[1] } else { &call.args[0] };
-                let found = if matches!(x, Value::Scalar(_)) { y.describe() } else { x.describe() };
-                self.error(culprit, format!("a `Vec2` component must be `f32`, found {found}"))
+                let culprit = if matches!(x, Value::Scalar(_)) {
+                    &call.args[1]
+                } else {
+                    &call.args[0]
+                };
+                let found = if matches!(x, Value::Scalar(_)) {
+                    y.describe()
+                } else {
+                    x.describe()
+                };
+                self.error(
+                    culprit,
+                    format!("a `Vec2` component must be `f32`, found {found}"),
+                )
             }
         }
     }
@@ -863,12 +997,18 @@ impl Lowerer<'_> {
         let symbol = binary.op.to_token_stream().to_string();
         let result = match (&binary.op, &left, &right) {
             (BinOp::Add(_), Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(g.add(*a, *b)),
-            (BinOp::Add(_), Value::Vector(ax, ay), Value::Vector(bx, by)) => Value::Vector(g.add(*ax, *bx), g.add(*ay, *by)),
+            (BinOp::Add(_), Value::Vector(ax, ay), Value::Vector(bx, by)) => {
+                Value::Vector(g.add(*ax, *bx), g.add(*ay, *by))
+            }
             (BinOp::Sub(_), Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(g.sub(*a, *b)),
-            (BinOp::Sub(_), Value::Vector(ax, ay), Value::Vector(bx, by)) => Value::Vector(g.sub(*ax, *bx), g.sub(*ay, *by)),
+            (BinOp::Sub(_), Value::Vector(ax, ay), Value::Vector(bx, by)) => {
+                Value::Vector(g.sub(*ax, *bx), g.sub(*ay, *by))
+            }
             (BinOp::Mul(_), Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(g.mul(*a, *b)),
             (BinOp::Mul(_), Value::Scalar(s), Value::Vector(x, y))
-            | (BinOp::Mul(_), Value::Vector(x, y), Value::Scalar(s)) => Value::Vector(g.mul(*s, *x), g.mul(*s, *y)),
+            | (BinOp::Mul(_), Value::Vector(x, y), Value::Scalar(s)) => {
+                Value::Vector(g.mul(*s, *x), g.mul(*s, *y))
+            }
             (BinOp::Div(_), _, Value::Scalar(b)) if g.is_const(*b, 0.0) => {
                 return self.error(&binary.right, "division by zero");
             }
@@ -886,7 +1026,8 @@ impl Lowerer<'_> {
             }
             (BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_), l, r) => {
                 let hint = match (l, r) {
-                    (Value::Scalar(_), Value::Vector(..)) | (Value::Vector(..), Value::Scalar(_))
+                    (Value::Scalar(_), Value::Vector(..))
+                    | (Value::Vector(..), Value::Scalar(_))
                         if matches!(binary.op, BinOp::Add(_) | BinOp::Sub(_)) =>
                     {
                         "; both sides of `+` and `-` must be `f32`, or both `Vec2`"
@@ -898,7 +1039,11 @@ impl Lowerer<'_> {
                 };
                 return self.error(
                     binary.op,
-                    format!("mismatched types: {} {symbol} {}{hint}", l.describe(), r.describe()),
+                    format!(
+                        "mismatched types: {} {symbol} {}{hint}",
+                        l.describe(),
+                        r.describe()
+                    ),
                 );
             }
             _ => {
@@ -916,8 +1061,12 @@ impl Lowerer<'_> {
         match (&unary.op, operand) {
             (_, Value::Poison) => Value::Poison,
             (UnOp::Neg(_), Value::Scalar(a)) => Value::Scalar(self.graph.neg(a)),
-            (UnOp::Neg(_), Value::Vector(x, y)) => Value::Vector(self.graph.neg(x), self.graph.neg(y)),
-            (UnOp::Neg(_), other) => self.error(unary, format!("cannot negate {}", other.describe())),
+            (UnOp::Neg(_), Value::Vector(x, y)) => {
+                Value::Vector(self.graph.neg(x), self.graph.neg(y))
+            }
+            (UnOp::Neg(_), other) => {
+                self.error(unary, format!("cannot negate {}", other.describe()))
+            }
             (op, _) => self.error(op, "only unary `-` is supported"),
         }
     }
@@ -944,7 +1093,9 @@ fn result_tokens(expression: &Expr) -> TokenStream {
 
 fn binding_name(pattern: &syn::Pat) -> Option<&Ident> {
     match pattern {
-        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => Some(&ident.ident),
+        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            Some(&ident.ident)
+        }
         syn::Pat::Type(typed) => binding_name(&typed.pat),
         _ => None,
     }

@@ -67,8 +67,20 @@ impl Args {
             let key_name = arg.key.to_string();
             let key = arg.key.span();
             match key_name.as_str() {
-                "position" => set(&mut args.position, key, &key_name, as_expr(arg.value), errors),
-                "velocity" => set(&mut args.velocity, key, &key_name, as_expr(arg.value), errors),
+                "position" => set(
+                    &mut args.position,
+                    key,
+                    &key_name,
+                    as_expr(arg.value),
+                    errors,
+                ),
+                "velocity" => set(
+                    &mut args.velocity,
+                    key,
+                    &key_name,
+                    as_expr(arg.value),
+                    errors,
+                ),
                 "limits" => {
                     let limits = parse_limits(arg.value, errors);
                     set(&mut args.limits, key, &key_name, limits, errors);
@@ -100,7 +112,13 @@ impl Args {
     }
 }
 
-fn set<T>(slot: &mut Option<Keyed<T>>, key: Span, name: &str, value: Option<T>, errors: &mut Errors) {
+fn set<T>(
+    slot: &mut Option<Keyed<T>>,
+    key: Span,
+    name: &str,
+    value: Option<T>,
+    errors: &mut Errors,
+) {
     let Some(value) = value else { return };
     if slot.is_some() {
         errors.push(syn::Error::new(key, format!("duplicate argument `{name}`")));
@@ -311,7 +329,9 @@ impl Input {
 }
 
 fn classify(ty: &syn::Type) -> Option<FieldKind> {
-    let syn::Type::Path(path) = ty else { return None };
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
     if path.qself.is_some() {
         return None;
     }

@@ -22,6 +22,11 @@ impl PivotJoint {
     /// A pivot joining `anchor1` of `body1` to `anchor2` of `body2`.
     #[must_use]
     pub fn new(body1: BodyHandle, body2: BodyHandle, anchor1: Vec2, anchor2: Vec2) -> Self {
-        Self { body1, body2, anchor1, anchor2 }
+        Self {
+            body1,
+            body2,
+            anchor1,
+            anchor2,
+        }
     }
 }

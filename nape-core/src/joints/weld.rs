@@ -27,7 +27,19 @@ pub struct WeldJoint {
 impl WeldJoint {
     /// A weld joining `anchor1` of `body1` to `anchor2` of `body2` at relative angle `phase`.
     #[must_use]
-    pub fn new(body1: BodyHandle, body2: BodyHandle, anchor1: Vec2, anchor2: Vec2, phase: f32) -> Self {
-        Self { body1, body2, anchor1, anchor2, phase }
+    pub fn new(
+        body1: BodyHandle,
+        body2: BodyHandle,
+        anchor1: Vec2,
+        anchor2: Vec2,
+        phase: f32,
+    ) -> Self {
+        Self {
+            body1,
+            body2,
+            anchor1,
+            anchor2,
+            phase,
+        }
     }
 }

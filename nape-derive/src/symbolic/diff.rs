@@ -16,7 +16,10 @@ impl Differentiator {
     /// Differentiation with respect to `variable` (a pose or velocity leaf).
     #[must_use]
     pub fn new(variable: Leaf) -> Self {
-        Self { variable, memo: HashMap::new() }
+        Self {
+            variable,
+            memo: HashMap::new(),
+        }
     }
 
     /// `∂node/∂variable`.

@@ -18,7 +18,11 @@ pub fn evaluate(graph: &Graph, root: Id, value_of: &impl Fn(Leaf) -> f64) -> f64
             Node::Recip(a) => 1.0 / get(a),
             Node::SafeRecip(a) => {
                 let x = get(a);
-                if x.abs() > SAFE_RECIP_EPSILON { 1.0 / x } else { 0.0 }
+                if x.abs() > SAFE_RECIP_EPSILON {
+                    1.0 / x
+                } else {
+                    0.0
+                }
             }
             Node::Sqrt(a) => get(a).sqrt(),
             Node::Sin(a) => get(a).sin(),

@@ -283,7 +283,11 @@ impl Graph {
         match self.node(a) {
             Node::Const(bits) => {
                 let value = f64::from_bits(bits);
-                self.constant(if value.abs() > SAFE_RECIP_EPSILON { 1.0 / value } else { 0.0 })
+                self.constant(if value.abs() > SAFE_RECIP_EPSILON {
+                    1.0 / value
+                } else {
+                    0.0
+                })
             }
             Node::Neg(x) => {
                 let inverse = self.safe_recip(x);
@@ -327,7 +331,9 @@ impl Graph {
     /// The sum of `terms` (0 when empty).
     pub fn sum(&mut self, terms: impl IntoIterator<Item = Id>) -> Id {
         let zero = self.constant(0.0);
-        terms.into_iter().fold(zero, |acc, term| self.add(acc, term))
+        terms
+            .into_iter()
+            .fold(zero, |acc, term| self.add(acc, term))
     }
 
     /// The children of a node.
@@ -365,10 +371,12 @@ impl Graph {
     /// Whether any leaf reachable from `id` satisfies `predicate`.
     #[must_use]
     pub fn depends_on(&self, id: Id, predicate: impl Fn(Leaf) -> bool) -> bool {
-        self.reachable(&[id]).into_iter().any(|n| match self.node(n) {
-            Node::Leaf(leaf) => predicate(leaf),
-            _ => false,
-        })
+        self.reachable(&[id])
+            .into_iter()
+            .any(|n| match self.node(n) {
+                Node::Leaf(leaf) => predicate(leaf),
+                _ => false,
+            })
     }
 
     /// `id` with every leaf for which `replace` answers `Some` replaced, re-simplified.
@@ -490,7 +498,11 @@ mod tests {
         let a = x(&mut g);
         let two_a = g.mul(two, a);
         let six_a = g.mul(three, two_a);
-        assert_eq!(g.node(six_a), Node::Mul(product, a), "c₁·(c₂·x) folds to (c₁c₂)·x");
+        assert_eq!(
+            g.node(six_a),
+            Node::Mul(product, a),
+            "c₁·(c₂·x) folds to (c₁c₂)·x"
+        );
     }
 
     #[test]
@@ -558,7 +570,9 @@ mod tests {
         let term = g.mul(a, v);
         let three = g.constant(3.0);
         let sum = g.add(term, three);
-        let bias = g.substitute(sum, &|leaf| matches!(leaf, Leaf::Velocity(..)).then_some(0.0));
+        let bias = g.substitute(sum, &|leaf| {
+            matches!(leaf, Leaf::Velocity(..)).then_some(0.0)
+        });
         assert_eq!(g.as_const(bias), Some(3.0));
     }
 }

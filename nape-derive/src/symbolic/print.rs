@@ -16,7 +16,11 @@ pub fn to_infix(graph: &Graph, root: Id, name: &impl Fn(Leaf) -> String) -> Stri
 fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) {
     let wrap = |child: Id, min: u8| {
         let (text, precedence) = write(graph, child, name);
-        if precedence < min { format!("({text})") } else { text }
+        if precedence < min {
+            format!("({text})")
+        } else {
+            text
+        }
     };
     match graph.node(id) {
         Node::Const(bits) => {
@@ -54,7 +58,11 @@ fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) 
 
 fn format_number(value: f64) -> String {
     if value.is_infinite() {
-        return if value > 0.0 { "∞".into() } else { "-∞".into() };
+        return if value > 0.0 {
+            "∞".into()
+        } else {
+            "-∞".into()
+        };
     }
     let text = format!("{value}");
     text

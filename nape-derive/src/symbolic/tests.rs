@@ -7,7 +7,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
     }
 }
@@ -37,7 +40,14 @@ fn check_rule(build: impl Fn(&mut Graph, Id, Id) -> Id) {
         let f = build(&mut g, x, theta);
         let dx = derivative(&mut g, f, Leaf::Pose(0, Dof::X));
         let dtheta = derivative(&mut g, f, Leaf::Pose(0, Dof::Angle));
-        let seed = [rng.next() * 3.0, rng.next(), 0.0, rng.next() + 2.0, rng.next(), rng.next()];
+        let seed = [
+            rng.next() * 3.0,
+            rng.next(),
+            0.0,
+            rng.next() + 2.0,
+            rng.next(),
+            rng.next(),
+        ];
         let angle = rng.next() * std::f64::consts::PI;
         let h = 1e-6;
         let at = |s: &[f64; 6], a: f64| evaluate(&g, f, &leaf_values(s, a));
@@ -50,8 +60,14 @@ fn check_rule(build: impl Fn(&mut Graph, Id, Id) -> Id) {
         let symbolic_dx = evaluate(&g, dx, &leaf_values(&seed, angle));
         let symbolic_dtheta = evaluate(&g, dtheta, &leaf_values(&seed, angle));
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-5 * (1.0 + a.abs().max(b.abs()));
-        assert!(close(numeric_dx, symbolic_dx), "d/dx: {numeric_dx} vs {symbolic_dx}");
-        assert!(close(numeric_dtheta, symbolic_dtheta), "d/dθ: {numeric_dtheta} vs {symbolic_dtheta}");
+        assert!(
+            close(numeric_dx, symbolic_dx),
+            "d/dx: {numeric_dx} vs {symbolic_dx}"
+        );
+        assert!(
+            close(numeric_dtheta, symbolic_dtheta),
+            "d/dθ: {numeric_dtheta} vs {symbolic_dtheta}"
+        );
     }
 }
 
@@ -179,7 +195,11 @@ fn cse_binds_shared_subexpressions_once() {
     let root = g.sqrt(square);
     let other = g.mul(square, x);
     let schedule = Schedule::plan(&g, &[root, other]);
-    assert_eq!(schedule.bindings, vec![sum, square], "square reads sum twice; two outputs read square");
+    assert_eq!(
+        schedule.bindings,
+        vec![sum, square],
+        "square reads sum twice; two outputs read square"
+    );
     assert!(schedule.is_bound(square));
     assert!(!schedule.is_bound(x), "leaves stay inline");
     assert!(!schedule.is_bound(root));
@@ -198,7 +218,11 @@ fn construction_is_deterministic() {
         let s = g.sqrt(p);
         let d = derivative(&mut g, s, Leaf::Pose(0, Dof::Angle));
         let name = |leaf: Leaf| format!("{leaf:?}");
-        (g.len(), to_infix(&g, d, &name), Schedule::plan(&g, &[d]).bindings)
+        (
+            g.len(),
+            to_infix(&g, d, &name),
+            Schedule::plan(&g, &[d]).bindings,
+        )
     };
     assert_eq!(build(), build());
 }
