@@ -114,6 +114,8 @@ enum FieldRef {
     Body(u8),
     Scalar(u16),
     Vector(u16),
+    /// A field whose type was already reported as unusable.
+    Unusable,
 }
 
 /// What may appear in the expression being lowered.
@@ -176,8 +178,11 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         };
         fields.insert(field.ident.to_string(), reference);
     }
+    for ident in &input.unusable {
+        fields.insert(ident.to_string(), FieldRef::Unusable);
+    }
     let name = input.item.ident.clone();
-    if bodies.is_empty() {
+    if bodies.is_empty() && input.unusable.is_empty() {
         errors.push(syn::Error::new(
             name.span(),
             "a constraint needs at least one body: add a field of type `BodyHandle`",
@@ -201,6 +206,7 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
             ));
             return None;
         }
+        (None, None) if args.had_unknown => return None,
         (None, None) => {
             errors.push(syn::Error::new(
                 Span::call_site(),
@@ -636,6 +642,7 @@ impl Lowerer<'_> {
                 }
                 Value::Body(slot)
             }
+            Some(FieldRef::Unusable) => Value::Poison,
             Some(FieldRef::Scalar(index)) => Value::Scalar(self.graph.leaf(Leaf::Scalar(index))),
             Some(FieldRef::Vector(index)) => Value::Vector(
                 self.graph.leaf(Leaf::VectorX(index)),
@@ -918,9 +925,13 @@ impl Lowerer<'_> {
         for argument in &call.args {
             self.lower(argument);
         }
-        let hint = closest(&name, methods.iter().chain(properties).copied())
-            .map(|close| format!("did you mean `{close}`? "))
-            .unwrap_or_default();
+        let hint = if name == "cross" && methods.contains(&"perp_dot") {
+            "the 2D cross product is `perp_dot`; ".to_owned()
+        } else {
+            closest(&name, methods.iter().chain(properties).copied())
+                .map(|close| format!("did you mean `{close}`? "))
+                .unwrap_or_default()
+        };
         let list = methods
             .iter()
             .map(|m| format!("`{m}`"))

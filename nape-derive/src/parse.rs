@@ -25,6 +25,8 @@ pub struct Args {
     pub validate: Option<Keyed<Vec<Expr>>>,
     /// `crate = <path>`: where the runtime crate is, if not `::nape`.
     pub krate: Option<Keyed<syn::Path>>,
+    /// Whether an unknown argument was reported (then a missing `position` is no news).
+    pub had_unknown: bool,
 }
 
 /// A value with the key that introduced it (for errors that concern the whole argument).
@@ -94,6 +96,7 @@ impl Args {
                     set(&mut args.krate, key, &key_name, path, errors);
                 }
                 other => {
+                    args.had_unknown = true;
                     let hint = match crate::errors::closest(other, KEYS.iter().copied()) {
                         Some(close) => format!("did you mean `{close}`? "),
                         None => String::new(),
@@ -253,6 +256,8 @@ pub struct Input {
     /// Its fields, in declaration order; fields of unusable types are left out (and
     /// reported).
     pub fields: Vec<Field>,
+    /// The names of the fields left out, so uses of them are not reported twice.
+    pub unusable: Vec<Ident>,
 }
 
 impl Input {
@@ -297,21 +302,25 @@ impl Input {
             ));
         }
         let mut fields = Vec::new();
+        let mut unusable = Vec::new();
         match &item.fields {
             syn::Fields::Named(named) => {
                 for field in &named.named {
                     let ident = field.ident.clone().expect("named fields have names");
                     match classify(&field.ty) {
                         Some(kind) => fields.push(Field { ident, kind }),
-                        None => errors.push(syn::Error::new(
-                            field.ty.span(),
-                            format!(
-                                "field `{ident}` has type `{}`, which a constraint cannot use; \
+                        None => {
+                            unusable.push(ident.clone());
+                            errors.push(syn::Error::new(
+                                field.ty.span(),
+                                format!(
+                                    "field `{ident}` has type `{}`, which a constraint cannot use; \
                                  fields must be `BodyHandle` (a body slot), `Vec2` or `f32` \
                                  (parameters)",
-                                field.ty.to_token_stream()
-                            ),
-                        )),
+                                    field.ty.to_token_stream()
+                                ),
+                            ));
+                        }
                     }
                 }
             }
@@ -324,7 +333,11 @@ impl Input {
                 "a constraint struct needs fields: at least one `BodyHandle`",
             )),
         }
-        Some(Self { item, fields })
+        Some(Self {
+            item,
+            fields,
+            unusable,
+        })
     }
 }
 
