@@ -23,6 +23,7 @@ pub mod error;
 pub mod inspect;
 pub mod joints;
 pub mod math;
+mod projection;
 pub mod settings;
 pub mod solver;
 pub mod space;

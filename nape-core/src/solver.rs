@@ -20,6 +20,7 @@ use std::any::Any;
 
 use crate::constraint::{Bounds, Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
+use crate::projection::PositionSystem;
 use crate::settings::ConstraintSettings;
 use crate::space::ConstraintId;
 
@@ -138,6 +139,9 @@ pub(crate) trait ErasedStore {
     fn solve_velocities(&mut self, velocities: &mut [Velocity]);
     /// One position iteration over every stiff positional constraint of the type.
     fn solve_positions(&mut self, correction: f32, poses: &mut [Pose]);
+    /// Adds the violated rows of every stiff positional constraint of the type, with their
+    /// Jacobians at `poses`, to the global position projection.
+    fn gather_position_rows(&mut self, poses: &[Pose], system: &mut PositionSystem);
     /// Removes or deactivates the constraints that broke this step; reports their ids.
     fn process_broken(&mut self, broken: &mut Vec<ConstraintId>);
     /// Removes every constraint with a slot on the body at compact index `body`.
@@ -474,6 +478,54 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         for e in &mut self.entries {
             if e.settings.stiff && e.settings.active && !e.broken {
                 Self::correct_entry(e, correction, poses);
+            }
+        }
+    }
+
+    fn gather_position_rows(&mut self, poses: &[Pose], system: &mut PositionSystem) {
+        if T::VELOCITY_ONLY {
+            return;
+        }
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        for e in &mut self.entries {
+            if !(e.settings.stiff && e.settings.active && !e.broken) {
+                continue;
+            }
+            let slot_poses = e.gather_poses(poses);
+            let c = e.constraint.position_error(&slot_poses);
+            let (w, error, inequality) = if T::HAS_LIMITS {
+                rows(&c, &e.constraint.bounds())
+            } else {
+                equality_rows(c)
+            };
+            let s = &e.settings;
+            if s.break_under_error && length_squared(&error) > s.max_error * s.max_error {
+                e.broken = true;
+                e.solving = false;
+                continue;
+            }
+            let jacobian = e.constraint.jacobian(&slot_poses);
+            // Column (slot, dof) of J: the velocity error of a unit velocity there.
+            let mut dense = [[[0.0f32; 3]; B]; D];
+            for s in 0..B {
+                for k in 0..3 {
+                    let mut unit = [Velocity::default(); B];
+                    match k {
+                        0 => unit[s].linear.x = 1.0,
+                        1 => unit[s].linear.y = 1.0,
+                        _ => unit[s].angular = 1.0,
+                    }
+                    let column = e.constraint.velocity_error(&jacobian, &distinct, &unit);
+                    for i in 0..D {
+                        dense[i][s][k] = w[i] * column[i];
+                    }
+                }
+            }
+            for i in 0..D {
+                let violated = !inequality[i] || error[i] > 0.0;
+                if w[i] != 0.0 && violated {
+                    system.push_row(error[i], inequality[i], &e.bodies, &dense[i], &e.inverse_masses);
+                }
             }
         }
     }
