@@ -28,8 +28,13 @@ fn main() -> Result<(), nape::Error> {
         tip = link;
     }
 
-    println!("{LINKS}-link pendulum chain, links of length {LINK_LENGTH}, {HZ} Hz, default iterations");
-    println!("{:>6}  {:>22}  {:>18}", "time", "max anchor separation", "tip position");
+    println!(
+        "{LINKS}-link pendulum chain, links of length {LINK_LENGTH}, {HZ} Hz, default iterations"
+    );
+    println!(
+        "{:>6}  {:>22}  {:>18}",
+        "time", "max anchor separation", "tip position"
+    );
     let steps_per_second = HZ as usize;
     let mut worst = 0.0f32;
     for second in 1..=10 {
@@ -45,7 +50,10 @@ fn main() -> Result<(), nape::Error> {
         }
         worst = worst.max(largest);
         let end = space.body(tip)?.position();
-        println!("{:>5}s  {:>22.2e}  ({:>7.3}, {:>7.3})", second, largest, end.x, end.y);
+        println!(
+            "{:>5}s  {:>22.2e}  ({:>7.3}, {:>7.3})",
+            second, largest, end.x, end.y
+        );
     }
     println!("largest anchor separation over 10 s: {worst:.2e}");
     Ok(())

@@ -40,7 +40,12 @@ impl Pose {
     #[must_use]
     pub fn new(position: Vec2, angle: f32) -> Self {
         let (sin, cos) = angle.sin_cos();
-        Self { position, angle, cos, sin }
+        Self {
+            position,
+            angle,
+            cos,
+            sin,
+        }
     }
 
     /// `R(angle)·local`: a body-local vector expressed in world axes.
@@ -130,7 +135,11 @@ impl SharedSlots {
     /// Finds the pairs of equal entries in `bodies` (indices or handles of each slot).
     #[must_use]
     pub fn find<T: PartialEq>(bodies: &[T]) -> Self {
-        assert!(bodies.len() <= Self::MAX_SLOTS, "at most {} body slots", Self::MAX_SLOTS);
+        assert!(
+            bodies.len() <= Self::MAX_SLOTS,
+            "at most {} body slots",
+            Self::MAX_SLOTS
+        );
         let mut shared = Self::NONE;
         for s in 0..bodies.len() {
             for t in s + 1..bodies.len() {
@@ -145,7 +154,9 @@ impl SharedSlots {
     /// This set plus the pair `(s, t)`.
     #[must_use]
     pub const fn with(self, s: usize, t: usize) -> Self {
-        Self { mask: self.mask | 1 << Self::bit(s, t) }
+        Self {
+            mask: self.mask | 1 << Self::bit(s, t),
+        }
     }
 
     /// Whether slots `s` and `t` hold the same body.
@@ -180,7 +191,11 @@ pub struct InvalidParameter {
 
 impl std::fmt::Display for InvalidParameter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: `{}` does not hold (got {})", self.constraint, self.rule, self.value)
+        write!(
+            f,
+            "{}: `{}` does not hold (got {})",
+            self.constraint, self.rule, self.value
+        )
     }
 }
 

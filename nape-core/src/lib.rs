@@ -29,12 +29,12 @@ pub mod solver;
 pub mod space;
 
 pub use body::{Body, BodyHandle, BodyKind, MassProperties};
-pub use joints::{PivotJoint, WeldJoint};
 pub use constraint::{
     Bounds, Constraint, InvalidParameter, InverseMass, JacobianCache, Pose, SharedSlots, Velocity,
 };
 pub use error::Error;
 pub use glam::Vec2;
+pub use joints::{PivotJoint, WeldJoint};
 pub use nape_derive::constraint;
 pub use settings::ConstraintSettings;
 pub use space::{ConstraintHandle, ConstraintId, Space};

@@ -78,7 +78,11 @@ impl PositionSystem {
         }
         let terms = start..self.terms.len();
         if !terms.is_empty() {
-            self.rows.push(Row { error, inequality, terms });
+            self.rows.push(Row {
+                error,
+                inequality,
+                terms,
+            });
         }
     }
 
@@ -132,7 +136,9 @@ impl PositionSystem {
                         let m = f64::from(term.inverse_mass.mass);
                         let i = f64::from(term.inverse_mass.inertia);
                         let (a, b) = (term.jacobian, term2.jacobian);
-                        lower[at(r, other)] += m * (f64::from(a[0]) * f64::from(b[0]) + f64::from(a[1]) * f64::from(b[1]))
+                        lower[at(r, other)] += m
+                            * (f64::from(a[0]) * f64::from(b[0])
+                                + f64::from(a[1]) * f64::from(b[1]))
                             + i * f64::from(a[2]) * f64::from(b[2]);
                     }
                 }

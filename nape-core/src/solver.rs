@@ -516,15 +516,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                         _ => unit[s].angular = 1.0,
                     }
                     let column = e.constraint.velocity_error(&jacobian, &distinct, &unit);
-                    for i in 0..D {
-                        dense[i][s][k] = w[i] * column[i];
+                    for ((row, weight), value) in dense.iter_mut().zip(w).zip(column) {
+                        row[s][k] = weight * value;
                     }
                 }
             }
             for i in 0..D {
                 let violated = !inequality[i] || error[i] > 0.0;
                 if w[i] != 0.0 && violated {
-                    system.push_row(error[i], inequality[i], &e.bodies, &dense[i], &e.inverse_masses);
+                    system.push_row(
+                        error[i],
+                        inequality[i],
+                        &e.bodies,
+                        &dense[i],
+                        &e.inverse_masses,
+                    );
                 }
             }
         }

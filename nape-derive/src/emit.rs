@@ -306,7 +306,9 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         #(#[doc = #doc])*
         #item
 
+        // Straight-line generated arithmetic: the user's lint settings are not its business.
         #[automatically_derived]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #private::Constraint<#dim, #bodies> for #name {
             type Jacobian = #private::JacobianCache<#cache_len>;
             const NAME: &'static str = #name_text;

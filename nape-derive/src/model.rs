@@ -1006,7 +1006,7 @@ impl Lowerer<'_> {
         }
         let g = &mut self.graph;
         let symbol = binary.op.to_token_stream().to_string();
-        let result = match (&binary.op, &left, &right) {
+        match (&binary.op, &left, &right) {
             (BinOp::Add(_), Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(g.add(*a, *b)),
             (BinOp::Add(_), Value::Vector(ax, ay), Value::Vector(bx, by)) => {
                 Value::Vector(g.add(*ax, *bx), g.add(*ay, *by))
@@ -1021,20 +1021,18 @@ impl Lowerer<'_> {
                 Value::Vector(g.mul(*s, *x), g.mul(*s, *y))
             }
             (BinOp::Div(_), _, Value::Scalar(b)) if g.is_const(*b, 0.0) => {
-                return self.error(&binary.right, "division by zero");
+                self.error(&binary.right, "division by zero")
             }
             (BinOp::Div(_), Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(g.div(*a, *b)),
             (BinOp::Div(_), Value::Vector(x, y), Value::Scalar(s)) => {
                 let inverse = g.recip(*s);
                 Value::Vector(g.mul(*x, inverse), g.mul(*y, inverse))
             }
-            (BinOp::Mul(_), Value::Vector(..), Value::Vector(..)) => {
-                return self.error(
-                    binary.op,
-                    "`Vec2 * Vec2` is not defined here: use `a.dot(b)` for the dot product or \
+            (BinOp::Mul(_), Value::Vector(..), Value::Vector(..)) => self.error(
+                binary.op,
+                "`Vec2 * Vec2` is not defined here: use `a.dot(b)` for the dot product or \
                      `a.perp_dot(b)` for the 2D cross product",
-                );
-            }
+            ),
             (BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_), l, r) => {
                 let hint = match (l, r) {
                     (Value::Scalar(_), Value::Vector(..))
@@ -1048,23 +1046,22 @@ impl Lowerer<'_> {
                     }
                     _ => "",
                 };
-                return self.error(
+                self.error(
                     binary.op,
                     format!(
                         "mismatched types: {} {symbol} {}{hint}",
                         l.describe(),
                         r.describe()
                     ),
-                );
+                )
             }
-            _ => {
-                return self.error(
-                    binary.op,
-                    format!("operator `{symbol}` is not supported; a constraint uses `+ - * /` and methods"),
-                );
-            }
-        };
-        result
+            _ => self.error(
+                binary.op,
+                format!(
+                    "operator `{symbol}` is not supported; a constraint uses `+ - * /` and methods"
+                ),
+            ),
+        }
     }
 
     fn unary(&mut self, unary: &syn::ExprUnary) -> Value {

@@ -47,10 +47,13 @@ pub fn handles<const B: usize>() -> [BodyHandle; B] {
 pub fn random_state<const B: usize>(rng: &mut Rng, index: usize) -> ([Pose; B], [InverseMass; B]) {
     let poses = std::array::from_fn(|_| Pose::new(rng.vec2(5.0), rng.angle()));
     let inverse_masses = std::array::from_fn(|s| {
-        if s == 0 && index % 4 == 0 {
+        if s == 0 && index.is_multiple_of(4) {
             InverseMass::default()
         } else {
-            InverseMass { mass: rng.range(0.1, 2.0), inertia: rng.range(0.1, 3.0) }
+            InverseMass {
+                mass: rng.range(0.1, 2.0),
+                inertia: rng.range(0.1, 3.0),
+            }
         }
     });
     (poses, inverse_masses)
@@ -105,7 +108,8 @@ where
         for j in 0..D {
             let product: f32 = (0..D).map(|m| inverse[i][m] * k[m][j]).sum();
             let identity = if i == j && active[i] { 1.0 } else { 0.0 };
-            let condition = magnitude(&generated) * magnitude(&[inverse.iter().flatten().copied().collect()]);
+            let condition =
+                magnitude(&generated) * magnitude(&[inverse.iter().flatten().copied().collect()]);
             if active[i] && active[j] {
                 assert!(
                     (product - identity).abs() <= 1e-5 * (1.0 + condition),
@@ -143,7 +147,11 @@ where
                 inverse_masses[s].mass * jacobian[i][3 * s + 1],
                 inverse_masses[s].inertia * jacobian[i][3 * s + 2],
             ];
-            let got = [velocities[s].linear.x, velocities[s].linear.y, velocities[s].angular];
+            let got = [
+                velocities[s].linear.x,
+                velocities[s].linear.y,
+                velocities[s].angular,
+            ];
             for k in 0..3 {
                 assert!(
                     (expected[k] - got[k]).abs() <= 1e-5 * (1.0 + expected[k].abs()),

@@ -124,13 +124,6 @@ impl Graph {
         self.nodes.len()
     }
 
-    /// Whether no node exists yet.
-    #[must_use]
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     fn intern(&mut self, node: Node) -> Id {
         if let Some(&id) = self.lookup.get(&node) {
             return id;
@@ -178,8 +171,8 @@ impl Graph {
     pub fn add(&mut self, a: Id, b: Id) -> Id {
         match (self.as_const(a), self.as_const(b)) {
             (Some(x), Some(y)) => return self.constant(x + y),
-            (Some(x), None) if x == 0.0 => return b,
-            (None, Some(y)) if y == 0.0 => return a,
+            (Some(0.0), None) => return b,
+            (None, Some(0.0)) => return a,
             _ => {}
         }
         match (self.node(a), self.node(b)) {
@@ -211,11 +204,11 @@ impl Graph {
     pub fn mul(&mut self, a: Id, b: Id) -> Id {
         match (self.as_const(a), self.as_const(b)) {
             (Some(x), Some(y)) => return self.constant(x * y),
-            (Some(x), _) | (_, Some(x)) if x == 0.0 => return self.constant(0.0),
-            (Some(x), None) if x == 1.0 => return b,
-            (None, Some(y)) if y == 1.0 => return a,
-            (Some(x), None) if x == -1.0 => return self.neg(b),
-            (None, Some(y)) if y == -1.0 => return self.neg(a),
+            (Some(0.0), _) | (_, Some(0.0)) => return self.constant(0.0),
+            (Some(1.0), None) => return b,
+            (None, Some(1.0)) => return a,
+            (Some(-1.0), None) => return self.neg(b),
+            (None, Some(-1.0)) => return self.neg(a),
             (Some(x), None) if x < 0.0 => {
                 let positive = self.constant(-x);
                 let product = self.mul(positive, b);
