@@ -3,7 +3,7 @@
 //! Bodies, a [`Space`] that steps them, the [`Constraint`] trait and a sequential-impulse
 //! solver with warm starting, stiff and soft constraints, limits and breaking. The builtin
 //! joints in [`joints`] are declared with `#[constraint]` (re-exported here as
-//! [`constraint`]): none of their Jacobians or effective masses is written by hand.
+//! [`macro@constraint`]): none of their Jacobians or effective masses is written by hand.
 //!
 //! * [`body`]: [`Body`], [`BodyKind`], [`BodyHandle`], mass properties of simple shapes;
 //! * [`space`]: [`Space`] (bodies, constraints, [`Space::step`]) and the constraint handles;

@@ -1,9 +1,9 @@
 //! The sequential-impulse solver's per-type storage.
 //!
-//! Constraints of one type `T: Constraint<D, B>` live together in a [`Store<T, D, B>`]: a
+//! Constraints of one type `T: Constraint<D, B>` live together in a `Store<T, D, B>`: a
 //! dense `Vec` of entries (the constraint, its settings, its slots' body indices and every
 //! per-step cache), addressed through generational slots. The [`Space`](crate::Space)
-//! keeps one boxed [`ErasedStore`] per type and calls one method per store and solver
+//! keeps one boxed `ErasedStore` per type and calls one method per store and solver
 //! phase, so dynamic dispatch happens once per constraint type per phase; the loops over
 //! constraints inside a store are monomorphic.
 //!

@@ -684,7 +684,10 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
         let (first, second) = (&model.bodies[terms.first], &model.bodies[terms.second]);
         lines.push(format!("  when {first} and {second} are the same body:"));
         for &(i, j, id) in &terms.terms {
-            lines.push(format!("    K{i}{j} += {}", text(id)));
+            match graph.node(id) {
+                Node::Neg(magnitude) => lines.push(format!("    K{i}{j} -= {}", text(magnitude))),
+                _ => lines.push(format!("    K{i}{j} += {}", text(id))),
+            }
         }
     }
     lines.push("```".to_owned());
