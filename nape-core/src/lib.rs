@@ -34,7 +34,9 @@ pub use constraint::{
 };
 pub use error::Error;
 pub use glam::Vec2;
-pub use joints::{PivotJoint, WeldJoint};
+pub use joints::{
+    AngleJoint, DistanceJoint, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
+};
 pub use nape_derive::constraint;
 pub use settings::ConstraintSettings;
 pub use space::{ConstraintHandle, ConstraintId, Space};

@@ -544,6 +544,18 @@ fn validate_block(model: &Model) -> TokenStream {
             }
         });
     }
+    for (a, b, text) in &model.distinct_bodies {
+        let (a, b) = (&model.bodies[*a], &model.bodies[*b]);
+        checks.extend(quote! {
+            if self.#a == self.#b {
+                return ::core::result::Result::Err(#private::InvalidParameter {
+                    constraint: #name_text,
+                    rule: ::std::string::String::from(#text),
+                    value: ::std::format!("both are {:?}", self.#a),
+                });
+            }
+        });
+    }
     let writer = Writer::new(graph, model);
     for rule in &model.rules {
         let (left, right) = (

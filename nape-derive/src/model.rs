@@ -82,6 +82,9 @@ pub struct Model {
     pub limits: Option<Vec<RowBounds>>,
     /// Validation rules.
     pub rules: Vec<Rule>,
+    /// Pairs of body slots that must hold different bodies (`validate = [body1 != body2]`),
+    /// with the rule as written.
+    pub distinct_bodies: Vec<(usize, usize, String)>,
     /// The path of the runtime crate.
     pub krate: TokenStream,
 }
@@ -236,16 +239,14 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
     let limits = args
         .limits
         .map(|limits| lowerer.limits(&limits.value, limits.key, rows.as_ref().map(Vec::len)));
-    let rules = args
-        .validate
-        .map(|rules| {
-            rules
-                .value
-                .iter()
-                .filter_map(|rule| lowerer.rule(rule))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut rules = Vec::new();
+    let mut distinct_bodies = Vec::new();
+    for rule in args.validate.map(|rules| rules.value).unwrap_or_default() {
+        match lowerer.body_rule(&rule) {
+            Some(pair) => distinct_bodies.extend(pair),
+            None => rules.extend(lowerer.rule(&rule)),
+        }
+    }
     if mode == Mode::Velocity
         && let Some(Some(bounds)) = &limits
         && !bounds.is_empty()
@@ -273,6 +274,7 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         rows: rows?,
         limits: limits.flatten(),
         rules,
+        distinct_bodies,
         krate,
     })
 }
@@ -419,6 +421,38 @@ impl Lowerer<'_> {
                 );
                 None
             }
+        }
+    }
+
+    /// `Some` when the rule compares two body fields: `Some(Some(pair))` for a valid
+    /// `a != b`, `Some(None)` for a reported mistake.
+    fn body_rule(&mut self, rule: &Expr) -> Option<Option<(usize, usize, String)>> {
+        let Expr::Binary(binary) = strip(rule) else {
+            return None;
+        };
+        let body =
+            |e: &Expr| match strip(e) {
+                Expr::Path(path) => path.path.get_ident().and_then(|ident| {
+                    match self.fields.get(&ident.to_string()) {
+                        Some(FieldRef::Body(slot)) => Some(usize::from(*slot)),
+                        _ => None,
+                    }
+                }),
+                _ => None,
+            };
+        let (left, right) = (body(&binary.left), body(&binary.right));
+        match (left, right, &binary.op) {
+            (Some(a), Some(b), BinOp::Ne(_)) => {
+                Some(Some((a, b, rule.to_token_stream().to_string())))
+            }
+            (Some(_), Some(_), op) => {
+                self.error(
+                    op,
+                    "bodies can only be required to differ: `body1 != body2`",
+                );
+                Some(None)
+            }
+            _ => None,
         }
     }
 
