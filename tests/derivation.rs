@@ -308,8 +308,10 @@ fn row_state(c: f32, bounds: Bounds) -> RowState {
 
 /// Checks a limited constraint on random states and records the states of its last row;
 /// every state must have been checked.
-fn check_limited<T, const D: usize, const B: usize>(seed: u64, make: impl Fn(&mut Rng, [BodyHandle; B]) -> T)
-where
+fn check_limited<T, const D: usize, const B: usize>(
+    seed: u64,
+    make: impl Fn(&mut Rng, [BodyHandle; B]) -> T,
+) where
     T: Constraint<D, B>,
 {
     let mut rng = Rng::new(seed);
@@ -318,14 +320,25 @@ where
     let mut seen = std::collections::HashSet::new();
     for index in 0..STATES {
         let constraint = make(&mut rng, handles);
-        constraint.validate().expect("generated parameters are valid");
+        constraint
+            .validate()
+            .expect("generated parameters are valid");
         let (poses, inverse_masses) = random_state::<B>(&mut rng, index);
         let c = constraint.position_error(&poses);
         seen.insert(row_state(c[D - 1], constraint.bounds()[D - 1]));
         check_state(&constraint, &poses, &inverse_masses, &distinct);
     }
-    for state in [RowState::Below, RowState::Inside, RowState::Above, RowState::Equal] {
-        assert!(seen.contains(&state), "{}: no state {state:?} among {seen:?}", T::NAME);
+    for state in [
+        RowState::Below,
+        RowState::Inside,
+        RowState::Above,
+        RowState::Equal,
+    ] {
+        assert!(
+            seen.contains(&state),
+            "{}: no state {state:?} among {seen:?}",
+            T::NAME
+        );
     }
 }
 
@@ -343,7 +356,13 @@ fn limits_around(rng: &mut Rng, typical: f32) -> (f32, f32) {
 fn angle_joint_every_row_state() {
     check_limited(10, |rng, [body1, body2]| {
         let (joint_min, joint_max) = limits_around(rng, 0.0);
-        AngleJoint { body1, body2, joint_min, joint_max, ratio: rng.range(-2.0, 2.0) }
+        AngleJoint {
+            body1,
+            body2,
+            joint_min,
+            joint_max,
+            ratio: rng.range(-2.0, 2.0),
+        }
     });
 }
 
@@ -351,7 +370,14 @@ fn angle_joint_every_row_state() {
 fn distance_joint_every_row_state() {
     check_limited(11, |rng, [body1, body2]| {
         let (joint_min, joint_max) = limits_around(rng, 6.0);
-        DistanceJoint { body1, body2, anchor1: rng.vec2(1.0), anchor2: rng.vec2(1.0), joint_min, joint_max }
+        DistanceJoint {
+            body1,
+            body2,
+            anchor1: rng.vec2(1.0),
+            anchor2: rng.vec2(1.0),
+            joint_min,
+            joint_max,
+        }
     });
 }
 
@@ -399,14 +425,25 @@ fn motor_joint_is_velocity_only_with_rate_as_bias() {
     assert!(<MotorJoint as Constraint<1, 2>>::VELOCITY_ONLY);
     for index in 0..STATES {
         let (rate, ratio) = (rng.range(-5.0, 5.0), rng.range(-3.0, 3.0));
-        let motor = MotorJoint { body1: a, body2: b, rate, ratio };
+        let motor = MotorJoint {
+            body1: a,
+            body2: b,
+            rate,
+            ratio,
+        };
         let (poses, masses) = random_state::<2>(&mut rng, index);
         assert_eq!(motor.position_error(&poses), [0.0]);
         assert_eq!(motor.velocity_bias(), [-rate]);
         // V = ratio·ω₂ − ω₁ − rate = J·v + b for random velocities.
         let velocities = [
-            Velocity { linear: rng.vec2(3.0), angular: rng.range(-3.0, 3.0) },
-            Velocity { linear: rng.vec2(3.0), angular: rng.range(-3.0, 3.0) },
+            Velocity {
+                linear: rng.vec2(3.0),
+                angular: rng.range(-3.0, 3.0),
+            },
+            Velocity {
+                linear: rng.vec2(3.0),
+                angular: rng.range(-3.0, 3.0),
+            },
         ];
         let cache = motor.jacobian(&poses);
         let v = motor.velocity_error(&cache, &[0, 1], &velocities)[0] + motor.velocity_bias()[0];
@@ -426,36 +463,80 @@ fn angle_distance_and_line_match_the_seed_closed_forms() {
     for index in 0..STATES {
         let (poses, m): ([Pose; 2], [InverseMass; 2]) = random_state(&mut rng, index);
         let close = |got: f32, want: f32, what: &str| {
-            assert!((got - want).abs() <= 1e-4 * (1.0 + want.abs()), "{what}: {got} vs seed {want}");
+            assert!(
+                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                "{what}: {got} vs seed {want}"
+            );
         };
         // §3.3: K = 1/i₁ + ρ²/i₂.
         let ratio = rng.range(-2.0, 2.0);
-        let angle = AngleJoint { body1: a, body2: b, joint_min: -1.0, joint_max: 1.0, ratio };
+        let angle = AngleJoint {
+            body1: a,
+            body2: b,
+            joint_min: -1.0,
+            joint_max: 1.0,
+            ratio,
+        };
         let k = effective_mass(&angle, &poses, &m, &[0, 1]);
-        close(k[0][0], m[0].inertia + ratio * ratio * m[1].inertia, "angle K");
+        close(
+            k[0][0],
+            m[0].inertia + ratio * ratio * m[1].inertia,
+            "angle K",
+        );
 
         // §3.4: K = 1/m₁ + 1/m₂ + (r₁×n)²/i₁ + (r₂×n)²/i₂.
         let (anchor1, anchor2) = (rng.vec2(1.0), rng.vec2(1.0));
-        let distance = DistanceJoint { body1: a, body2: b, anchor1, anchor2, joint_min: 0.0, joint_max: 1.0 };
+        let distance = DistanceJoint {
+            body1: a,
+            body2: b,
+            anchor1,
+            anchor2,
+            joint_min: 0.0,
+            joint_max: 1.0,
+        };
         let (r1, r2) = (poses[0].rotate(anchor1), poses[1].rotate(anchor2));
         let delta = poses[1].position + r2 - poses[0].position - r1;
         let n = delta.normalize();
         let k = effective_mass(&distance, &poses, &m, &[0, 1]);
         let (c1, c2) = (r1.perp_dot(n), r2.perp_dot(n));
-        close(k[0][0], m[0].mass + m[1].mass + c1 * c1 * m[0].inertia + c2 * c2 * m[1].inertia, "distance K");
+        close(
+            k[0][0],
+            m[0].mass + m[1].mass + c1 * c1 * m[0].inertia + c2 * c2 * m[1].inertia,
+            "distance K",
+        );
 
         // §3.5 with the erratum corrected: body 1's lever is d + r₁ (the point on the line).
         let direction = Vec2::from_angle(rng.angle()) * rng.range(0.2, 3.0);
-        let line = LineJoint { body1: a, body2: b, anchor1, anchor2, direction, joint_min: -1.0, joint_max: 1.0 };
+        let line = LineJoint {
+            body1: a,
+            body2: b,
+            anchor1,
+            anchor2,
+            direction,
+            joint_min: -1.0,
+            joint_max: 1.0,
+        };
         let n = poses[0].rotate(direction.normalize());
         let d1 = n.dot(delta + r1);
         let c1 = n.perp_dot(delta + r1);
         let (d2, c2) = (n.dot(r2), n.perp_dot(r2));
         let k = effective_mass(&line, &poses, &m, &[0, 1]);
         let masses = m[0].mass + m[1].mass;
-        close(k[0][0], masses + d1 * d1 * m[0].inertia + d2 * d2 * m[1].inertia, "line K00");
-        close(k[1][1], masses + c1 * c1 * m[0].inertia + c2 * c2 * m[1].inertia, "line K11");
-        close(k[0][1], -(d1 * c1 * m[0].inertia + d2 * c2 * m[1].inertia), "line K01");
+        close(
+            k[0][0],
+            masses + d1 * d1 * m[0].inertia + d2 * d2 * m[1].inertia,
+            "line K00",
+        );
+        close(
+            k[1][1],
+            masses + c1 * c1 * m[0].inertia + c2 * c2 * m[1].inertia,
+            "line K11",
+        );
+        close(
+            k[0][1],
+            -(d1 * c1 * m[0].inertia + d2 * c2 * m[1].inertia),
+            "line K01",
+        );
         // The Jacobian rows of the seed (errata corrected): the perpendicular row has
         // −d₁ and d₂ on the angles, the row along the line c₁ and −c₂.
         let jacobian = nape::inspect::dense_jacobian(&line, &poses);
@@ -473,8 +554,15 @@ fn pulley_matches_the_seed_in_every_arrangement() {
     let mut rng = Rng::new(16);
     let [a, b, c, d] = handles::<4>();
     // Which slots share a body: 4 bodies, and the 3- and 2-body variants.
-    let arrangements: [[usize; 4]; 7] =
-        [[0, 1, 2, 3], [0, 1, 0, 3], [0, 1, 2, 1], [0, 1, 2, 0], [0, 1, 1, 3], [0, 1, 0, 1], [0, 1, 1, 0]];
+    let arrangements: [[usize; 4]; 7] = [
+        [0, 1, 2, 3],
+        [0, 1, 0, 3],
+        [0, 1, 2, 1],
+        [0, 1, 2, 0],
+        [0, 1, 1, 3],
+        [0, 1, 0, 1],
+        [0, 1, 1, 0],
+    ];
     for index in 0..STATES {
         let slots = arrangements[index % arrangements.len()];
         let handle = |s: usize| [a, b, c, d][slots[s]];
@@ -502,17 +590,33 @@ fn pulley_matches_the_seed_in_every_arrangement() {
         let n12 = (p[1] - p[0]).normalize();
         let n34 = ratio * (p[3] - p[2]).normalize();
         let normal = [-n12, n12, -n34, n34];
-        let lever = [-r[0].perp_dot(n12), r[1].perp_dot(n12), -r[2].perp_dot(n34), r[3].perp_dot(n34)];
-        let mut seed: f32 = (0..4).map(|s| normal[s].length_squared() * masses[s].mass + lever[s] * lever[s] * masses[s].inertia).sum();
+        let lever = [
+            -r[0].perp_dot(n12),
+            r[1].perp_dot(n12),
+            -r[2].perp_dot(n34),
+            r[3].perp_dot(n34),
+        ];
+        let mut seed: f32 = (0..4)
+            .map(|s| {
+                normal[s].length_squared() * masses[s].mass
+                    + lever[s] * lever[s] * masses[s].inertia
+            })
+            .sum();
         for s in 0..4 {
             for t in s + 1..4 {
                 if slots[s] == slots[t] {
-                    seed += 2.0 * (normal[s].dot(normal[t]) * masses[s].mass + lever[s] * lever[t] * masses[s].inertia);
+                    seed += 2.0
+                        * (normal[s].dot(normal[t]) * masses[s].mass
+                            + lever[s] * lever[t] * masses[s].inertia);
                 }
             }
         }
         let k = effective_mass(&pulley, &poses, &masses, &slots);
-        assert!((k[0][0] - seed).abs() <= 1e-4 * (1.0 + seed), "arrangement {slots:?}: K {} vs seed {seed}", k[0][0]);
+        assert!(
+            (k[0][0] - seed).abs() <= 1e-4 * (1.0 + seed),
+            "arrangement {slots:?}: K {} vs seed {seed}",
+            k[0][0]
+        );
         check_state(&pulley, &poses, &masses, &slots);
     }
 }

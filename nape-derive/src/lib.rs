@@ -63,8 +63,8 @@ fn expand(
     match derive::derive(&mut model.graph, &rows, model.mode, model.bodies.len()) {
         Ok(derivation) => emit::constraint(&model, &derivation, &input.item),
         Err(derive::DeriveError::NonLinearVelocity(row)) => {
-            errors.push(syn::Error::new(
-                proc_macro2::Span::call_site(),
+            errors.push(syn::Error::new_spanned(
+                &model.source,
                 format!(
                     "row {row} of the velocity constraint is not linear in the body velocities; \
                      a velocity-only constraint must be `J·v + b` with `J` and `b` free of \

@@ -87,6 +87,8 @@ pub struct Model {
     pub distinct_bodies: Vec<(usize, usize, String)>,
     /// The path of the runtime crate.
     pub krate: TokenStream,
+    /// The expression's tokens, for errors found after lowering.
+    pub source: TokenStream,
 }
 
 /// A typed value during lowering.
@@ -276,6 +278,7 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         rules,
         distinct_bodies,
         krate,
+        source: expression.to_token_stream(),
     })
 }
 

@@ -182,6 +182,7 @@ fn parse_limits(value: Expr, errors: &mut Errors) -> Option<Vec<RowLimit>> {
         let span = element.span();
         match element {
             Expr::Range(range) => {
+                // Reported, then kept as if inclusive so the row count still matches.
                 if let syn::RangeLimits::HalfOpen(dots) = range.limits
                     && range.end.is_some()
                 {
@@ -189,7 +190,6 @@ fn parse_limits(value: Expr, errors: &mut Errors) -> Option<Vec<RowLimit>> {
                         dots.span(),
                         "bounds are inclusive: write `min..=max`, not `min..max`",
                     ));
-                    continue;
                 }
                 limits.push(RowLimit {
                     min: range.start.map(|e| *e),
@@ -300,6 +300,7 @@ impl Input {
                 "a constraint struct cannot be generic: its fields are bodies (`BodyHandle`), \
                  `Vec2` and `f32`",
             ));
+            return None;
         }
         let mut fields = Vec::new();
         let mut unusable = Vec::new();
@@ -324,10 +325,13 @@ impl Input {
                     }
                 }
             }
-            syn::Fields::Unnamed(unnamed) => errors.push(syn::Error::new(
-                unnamed.span(),
-                "a constraint struct needs named fields: the expression refers to them by name",
-            )),
+            syn::Fields::Unnamed(unnamed) => {
+                errors.push(syn::Error::new(
+                    unnamed.span(),
+                    "a constraint struct needs named fields: the expression refers to them by name",
+                ));
+                return None;
+            }
             syn::Fields::Unit => errors.push(syn::Error::new(
                 item.ident.span(),
                 "a constraint struct needs fields: at least one `BodyHandle`",

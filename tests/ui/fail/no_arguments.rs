@@ -1,0 +1,8 @@
+use nape::{BodyHandle, constraint};
+
+#[constraint]
+struct Neither {
+    body1: BodyHandle,
+}
+
+fn main() {}
