@@ -1,87 +1,159 @@
 //! # nape-derive
 //!
-//! The `#[constraint]` attribute. It reads a 2D physics constraint written as a Rust
-//! expression — the positional constraint `c(q)` over body positions and angles, or a
-//! velocity-only constraint — differentiates it symbolically at compile time and emits an
-//! implementation of the runtime's `Constraint` trait: position error, Jacobian, velocity
-//! error, effective mass `K = J M⁻¹ Jᵀ` (with the cross terms of shared bodies) and impulse
-//! application, as straight-line code.
-//!
-//! The pipeline is parse → model → derive → emit, one module each:
-//!
-//! - [`parse`](crate::parse): attribute arguments and the struct, spans kept;
-//! - [`model`](crate::model): the expression lowered into the symbolic graph, typed;
-//! - [`derive`](crate::derive): `J`, its per-step cache, `K`, the impulse;
-//! - [`emit`](crate::emit): tokens and rustdoc.
-//!
-//! The symbolic engine ([`symbolic`](crate::symbolic)) knows nothing of `proc_macro`.
-//!
-//! See the `nape` crate for the expression language and examples.
+//! The `#[constraint]` attribute: a 2D physics constraint written as a Rust expression,
+//! differentiated at compile time into an implementation of `nape::Constraint`. The work
+//! is done by the `nape-codegen` crate; this crate is its `proc_macro` shell. Use it
+//! through the `nape` facade (`nape::constraint`).
 
 use proc_macro::TokenStream;
 
-mod derive;
-mod emit;
-mod errors;
-mod model;
-mod parse;
-mod symbolic;
-
 /// Derives a constraint from its positional (or velocity) expression.
 ///
-/// ```text
-/// #[constraint(position = body2.world_point(anchor2) - body1.world_point(anchor1))]
-/// pub struct PivotJoint {
+/// The struct's fields are the constraint's inputs: each `BodyHandle` field is a body
+/// slot, each `Vec2` or `f32` field a parameter. The expression is ordinary Rust over them;
+/// its type gives the number of rows (`f32`: one, `Vec2`: two, a tuple or array: the sum).
+/// The macro emits `position_error` (the expression), the Jacobian `J = ∂c/∂q` (the part
+/// that depends on the poses is computed once per step), the velocity error `J·v`, the
+/// effective mass `K = J M⁻¹ Jᵀ` (with the cross terms of slots that hold the same body)
+/// and the impulse application, and writes the derivation into the struct's rustdoc.
+/// The struct must be `Clone`.
+///
+/// # A positional constraint
+///
+/// ```
+/// use nape::{BodyHandle, Vec2, constraint};
+///
+/// /// A rigid rod between two anchors.
+/// #[constraint(position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length() - length)]
+/// #[derive(Clone, Debug)]
+/// pub struct Rod {
 ///     pub body1: BodyHandle,
 ///     pub body2: BodyHandle,
 ///     pub anchor1: Vec2,
 ///     pub anchor2: Vec2,
+///     pub length: f32,
 /// }
 /// ```
 ///
-/// Arguments: `position = <expr>` or `velocity = <expr>` (exactly one), `limits = [...]`
-/// (one range per row), `validate = [...]` (parameter rules) and `crate = <path>` (where the
-/// runtime is, `::nape` by default). The language is documented in the `nape` crate.
+/// In the expression, a body has `position` (`Vec2`), `angle` (`f32`, radians), and the
+/// methods `rotate(v)` (`R(θ)·v` for a body-local `v`) and `world_point(v)`
+/// (`position + rotate(v)`). Vectors have `x`, `y`, `dot`, `perp_dot` (the 2D cross
+/// product), `perp`, `length`, `length_squared` and `normalize`; scalars `sqrt`, `sin`,
+/// `cos`, `recip` and `powi(n)`. `+ - * /` work on `f32` and `Vec2` as in glam, blocks may
+/// bind names with `let`, and `Vec2::new(x, y)`, `Vec2::ZERO`, `Vec2::X`, `Vec2::Y`,
+/// `f32::INFINITY` and `std::f32::consts::PI` are known. `cos` and `sin` of a body's angle
+/// are read from its cached rotation: no trigonometry runs in the solver's loops.
+/// `normalize` (and the derivative of `length`) of a zero vector gives zero, so
+/// degenerate geometry makes a row do nothing for that step instead of producing NaN.
+///
+/// # Limits
+///
+/// `limits = [...]` gives each row a range `min..=max` (either end may be left open,
+/// `min..` or `..=max`); a single value is an equality. Bounds are `f32` fields or
+/// literals. A row outside its range is pushed back; inside, it costs nothing.
+///
+/// ```
+/// use nape::{BodyHandle, constraint};
+///
+/// /// The second body's angle, relative to the first, stays within `[low, high]`.
+/// #[constraint(position = body2.angle - body1.angle, limits = [low..=high])]
+/// #[derive(Clone, Debug)]
+/// pub struct Hinge {
+///     pub body1: BodyHandle,
+///     pub body2: BodyHandle,
+///     pub low: f32,
+///     pub high: f32,
+/// }
+/// ```
+///
+/// # Velocity-only constraints
+///
+/// `velocity = ...` instead of `position = ...` declares a constraint on velocities
+/// (`body.velocity`, `body.angular_velocity`). It must be linear in them; its constant
+/// part is the bias: the constraint drives the expression to zero.
+///
+/// ```
+/// use nape::{BodyHandle, constraint};
+///
+/// /// A conveyor: the body's horizontal speed is `speed`.
+/// #[constraint(velocity = body.velocity.x - speed)]
+/// #[derive(Clone, Debug)]
+/// pub struct Conveyor {
+///     pub body: BodyHandle,
+///     pub speed: f32,
+/// }
+/// ```
+///
+/// # Many bodies, shared bodies
+///
+/// Any number of body slots, up to eight. Slots may hold the same body: the effective
+/// mass then gains the cross terms of those slots, decided when the constraint is added.
+///
+/// ```
+/// use nape::{BodyHandle, Vec2, constraint};
+///
+/// /// The middle body stays halfway between two others.
+/// #[constraint(position = middle.position - (left.position + right.position) * 0.5)]
+/// #[derive(Clone, Debug)]
+/// pub struct Halfway {
+///     pub left: BodyHandle,
+///     pub middle: BodyHandle,
+///     pub right: BodyHandle,
+/// }
+/// ```
+///
+/// # Validation
+///
+/// `validate = [...]` lists comparisons the parameters must satisfy, and `a != b` for body
+/// slots that must differ. They are checked, together with "no field is NaN, and none is
+/// infinite unless it is only a bound", whenever the constraint is added to a space or
+/// changed; a failure is a typed error, never a simulation.
+///
+/// ```
+/// use nape::{Body, BodyHandle, Error, Space, Vec2, constraint};
+///
+/// #[constraint(
+///     position = (body2.position - body1.position).length(),
+///     limits = [min..=max],
+///     validate = [min >= 0.0, min <= max, body1 != body2],
+/// )]
+/// #[derive(Clone, Debug)]
+/// pub struct Leash {
+///     pub body1: BodyHandle,
+///     pub body2: BodyHandle,
+///     pub min: f32,
+///     pub max: f32,
+/// }
+///
+/// let mut space = Space::new();
+/// let a = space.add_body(Body::dynamic(1.0, 1.0))?;
+/// let b = space.add_body(Body::dynamic(1.0, 1.0).at(Vec2::X))?;
+/// let wrong = space.add_constraint(Leash { body1: a, body2: b, min: 2.0, max: 1.0 });
+/// assert!(matches!(wrong, Err(Error::InvalidParameter(_))));
+/// # Ok::<(), Error>(())
+/// ```
+///
+/// # Where the runtime is: `crate = ...`
+///
+/// Generated code names the runtime `::nape`. If you depend on `nape-core` directly, or
+/// re-export nape under another name, say where it is:
+///
+/// ```
+/// mod physics {
+///     pub use nape as engine;
+/// }
+/// use nape::{BodyHandle, constraint};
+///
+/// #[constraint(position = body.angle, crate = physics::engine)]
+/// #[derive(Clone, Debug)]
+/// pub struct Upright {
+///     pub body: BodyHandle,
+/// }
+/// ```
+///
+/// Every mistake is a compile error at the offending tokens, all of them at once, with a
+/// suggestion where a name is close to a known one.
 #[proc_macro_attribute]
 pub fn constraint(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand(args.into(), item.into()).into()
+    nape_codegen::expand(args.into(), item.into()).into()
 }
-
-fn expand(
-    args: proc_macro2::TokenStream,
-    item: proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
-    let mut errors = errors::Errors::default();
-    let args = parse::Args::parse(args, &mut errors);
-    let Some(input) = parse::Input::parse(item.clone(), &mut errors) else {
-        return fallback(item, errors);
-    };
-    let Some(mut model) = model::build(args, &input, &mut errors) else {
-        return fallback(quote::ToTokens::to_token_stream(&input.item), errors);
-    };
-    let rows = model.rows.clone();
-    match derive::derive(&mut model.graph, &rows, model.mode, model.bodies.len()) {
-        Ok(derivation) => emit::constraint(&model, &derivation, &input.item),
-        Err(derive::DeriveError::NonLinearVelocity(row)) => {
-            errors.push(syn::Error::new_spanned(
-                &model.source,
-                format!(
-                    "row {row} of the velocity constraint is not linear in the body velocities; \
-                     a velocity-only constraint must be `J·v + b` with `J` and `b` free of \
-                     velocities"
-                ),
-            ));
-            fallback(quote::ToTokens::to_token_stream(&input.item), errors)
-        }
-    }
-}
-
-/// On error: the item as written (so the rest of the crate still sees the struct) and the
-/// errors, each at its own tokens.
-fn fallback(item: proc_macro2::TokenStream, errors: errors::Errors) -> proc_macro2::TokenStream {
-    let errors = errors.combined().map(|e| e.into_compile_error());
-    quote::quote! { #item #errors }
-}
-
-#[cfg(test)]
-mod expansion_tests;

@@ -9,7 +9,7 @@ fn pretty(tokens: proc_macro2::TokenStream) -> String {
 
 #[test]
 fn pivot_expands() {
-    let out = super::expand(
+    let out = crate::expand(
         quote!(position = body2.world_point(anchor2) - body1.world_point(anchor1)),
         quote!(
             pub struct PivotJoint {

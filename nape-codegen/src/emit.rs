@@ -44,13 +44,14 @@ impl<'a> Writer<'a> {
             .copied()
             .filter(|&id| !self.is_bound(id))
             .collect();
+        // The scope opens first, so each definition refers to the bindings before it.
+        self.scopes.push(schedule);
         let mut lets = TokenStream::new();
         for &id in &fresh {
             let name = binding(id);
             let value = self.write_definition(id);
             lets.extend(quote!(let #name: f32 = #value;));
         }
-        self.scopes.push(schedule);
         lets
     }
 
@@ -225,20 +226,22 @@ fn binding(id: Id) -> Ident {
 }
 
 fn constant(value: f64) -> (TokenStream, u8) {
-    if value.is_nan() {
+    // f32 is the runtime's precision: the constant is rounded once, here. A folded value
+    // beyond f32's range becomes the infinity f32 arithmetic would have produced.
+    #[allow(clippy::cast_possible_truncation)]
+    let single = value as f32;
+    if single.is_nan() {
         return (quote!(f32::NAN), ATOM);
     }
-    if value.is_infinite() {
-        return if value > 0.0 {
+    if single.is_infinite() {
+        return if single > 0.0 {
             (quote!(f32::INFINITY), ATOM)
         } else {
-            (quote!(f32::NEG_INFINITY), ATOM)
+            (quote!(f32::NEG_INFINITY), PREFIX)
         };
     }
-    // f32 is the runtime's precision: the literal is rounded once, here.
-    #[allow(clippy::cast_possible_truncation)]
-    let literal = Literal::f32_suffixed(value.abs() as f32);
-    if value < 0.0 {
+    let literal = Literal::f32_suffixed(single.abs());
+    if single < 0.0 {
         (quote!(-#literal), PREFIX)
     } else {
         (quote!(#literal), ATOM)
@@ -704,4 +707,36 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
     }
     lines.push("```".to_owned());
     lines
+}
+
+/// What a struct whose constraint failed to compile implements instead: the trait with
+/// the struct's body count and one row, every method unreachable (the crate does not
+/// compile, so none can run). It keeps the real error the only one.
+pub fn placeholder(input: &crate::parse::Input, krate: &TokenStream) -> TokenStream {
+    let name = &input.item.ident;
+    let name_text = name.to_string();
+    let private = quote!(#krate::__private);
+    let bodies = input
+        .fields
+        .iter()
+        .filter(|f| f.kind == crate::parse::FieldKind::Body)
+        .count()
+        .max(1);
+    let bodies = Literal::usize_unsuffixed(bodies);
+    let message = "#[constraint] failed to compile";
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables, clippy::all)]
+        impl #private::Constraint<1, #bodies> for #name {
+            type Jacobian = ();
+            const NAME: &'static str = #name_text;
+            fn bodies(&self) -> [#private::BodyHandle; #bodies] { ::core::unreachable!(#message) }
+            fn set_bodies(&mut self, __bodies: [#private::BodyHandle; #bodies]) { ::core::unreachable!(#message) }
+            fn position_error(&self, __poses: &[#private::Pose; #bodies]) -> [f32; 1] { ::core::unreachable!(#message) }
+            fn jacobian(&self, __poses: &[#private::Pose; #bodies]) -> Self::Jacobian { ::core::unreachable!(#message) }
+            fn effective_mass(&self, __jacobian: &Self::Jacobian, __inverse_masses: &[#private::InverseMass; #bodies], __shared: #private::SharedSlots) -> [[f32; 1]; 1] { ::core::unreachable!(#message) }
+            fn velocity_error(&self, __jacobian: &Self::Jacobian, __bodies: &[usize; #bodies], __velocities: &[#private::Velocity]) -> [f32; 1] { ::core::unreachable!(#message) }
+            fn apply_impulse(&self, __jacobian: &Self::Jacobian, __impulse: &[f32; 1], __inverse_masses: &[#private::InverseMass; #bodies], __bodies: &[usize; #bodies], __velocities: &mut [#private::Velocity]) { ::core::unreachable!(#message) }
+        }
+    }
 }
