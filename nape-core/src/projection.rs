@@ -222,3 +222,61 @@ impl PositionSystem {
         Projection::Applied
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    const UNIT: InverseMass = InverseMass {
+        mass: 1.0,
+        inertia: 1.0,
+    };
+
+    fn x_row(system: &mut PositionSystem, error: f32, bodies: &[usize], signs: &[f32]) {
+        let jacobian: Vec<[f32; 3]> = signs.iter().map(|&s| [s, 0.0, 0.0]).collect();
+        let masses = vec![UNIT; bodies.len()];
+        system.push_row(error, false, bodies, &jacobian, &masses);
+    }
+
+    #[test]
+    fn a_linear_chain_is_solved_in_one_projection() {
+        // x₁ = 0 and x₂ − x₁ = 1, with x₁ = 1 and x₂ = 3 now: errors 1 and 1.
+        let mut poses = vec![
+            Pose::new(Vec2::new(1.0, 0.0), 0.0),
+            Pose::new(Vec2::new(3.0, 0.0), 0.0),
+        ];
+        let mut system = PositionSystem::default();
+        x_row(&mut system, 1.0, &[0], &[1.0]);
+        x_row(&mut system, 1.0, &[0, 1], &[-1.0, 1.0]);
+        assert_eq!(system.solve(&mut poses), Projection::Applied);
+        assert!((poses[0].position.x - 0.0).abs() < 1e-6, "{:?}", poses[0]);
+        assert!((poses[1].position.x - 1.0).abs() < 1e-6, "{:?}", poses[1]);
+        assert_eq!(poses[0].position.y, 0.0);
+    }
+
+    #[test]
+    fn redundant_rows_are_dropped_not_divided_by_zero() {
+        // The same row twice: the second pivot vanishes and is dropped.
+        let mut poses = vec![Pose::new(Vec2::new(2.0, 0.0), 0.0)];
+        let mut system = PositionSystem::default();
+        x_row(&mut system, 2.0, &[0], &[1.0]);
+        x_row(&mut system, 2.0, &[0], &[1.0]);
+        assert_eq!(system.solve(&mut poses), Projection::Applied);
+        assert!(poses[0].position.is_finite());
+        assert!(poses[0].position.x.abs() < 1e-6, "{:?}", poses[0]);
+    }
+
+    #[test]
+    fn a_satisfied_system_converges_and_a_limit_only_pushes() {
+        let mut poses = vec![Pose::new(Vec2::ZERO, 0.0)];
+        let mut system = PositionSystem::default();
+        x_row(&mut system, 0.0, &[0], &[1.0]);
+        assert_eq!(system.solve(&mut poses), Projection::Converged);
+        // An inequality row whose solution would pull: nothing moves.
+        system.clear();
+        system.push_row(-1.0, true, &[0], &[[1.0, 0.0, 0.0]], &[UNIT]);
+        assert_eq!(system.solve(&mut poses), Projection::Applied);
+        assert_eq!(poses[0].position, Vec2::ZERO);
+    }
+}
