@@ -515,9 +515,21 @@ fn validate_block(model: &Model) -> TokenStream {
             in_bounds[usize::from(k)] = true;
         }
     }
+    // Every check: `if !(holds) { return Err(InvalidParameter { .. }) }`.
+    let check = |holds: TokenStream, rule: &str, value: TokenStream| {
+        quote! {
+            if !(#holds) {
+                return ::core::result::Result::Err(#private::InvalidParameter {
+                    constraint: #name_text,
+                    rule: ::std::string::String::from(#rule),
+                    value: #value,
+                });
+            }
+        }
+    };
     let mut checks = TokenStream::new();
     for (k, field) in model.scalars.iter().enumerate() {
-        let (test, rule) = if in_bounds[k] {
+        let (holds, rule) = if in_bounds[k] {
             (quote!(!self.#field.is_nan()), format!("{field} is not NaN"))
         } else {
             (
@@ -525,39 +537,21 @@ fn validate_block(model: &Model) -> TokenStream {
                 format!("{field} is finite"),
             )
         };
-        checks.extend(quote! {
-            if !(#test) {
-                return ::core::result::Result::Err(#private::InvalidParameter {
-                    constraint: #name_text,
-                    rule: ::std::string::String::from(#rule),
-                    value: ::std::format!("{:?}", self.#field),
-                });
-            }
-        });
+        checks.extend(check(
+            holds,
+            &rule,
+            quote!(::std::format!("{:?}", self.#field)),
+        ));
     }
     for field in &model.vectors {
-        let rule = format!("{field} is finite");
-        checks.extend(quote! {
-            if !self.#field.is_finite() {
-                return ::core::result::Result::Err(#private::InvalidParameter {
-                    constraint: #name_text,
-                    rule: ::std::string::String::from(#rule),
-                    value: ::std::format!("{:?}", self.#field),
-                });
-            }
-        });
+        let holds = quote!(self.#field.is_finite());
+        let value = quote!(::std::format!("{:?}", self.#field));
+        checks.extend(check(holds, &format!("{field} is finite"), value));
     }
     for (a, b, text) in &model.distinct_bodies {
         let (a, b) = (&model.bodies[*a], &model.bodies[*b]);
-        checks.extend(quote! {
-            if self.#a == self.#b {
-                return ::core::result::Result::Err(#private::InvalidParameter {
-                    constraint: #name_text,
-                    rule: ::std::string::String::from(#text),
-                    value: ::std::format!("both are {:?}", self.#a),
-                });
-            }
-        });
+        let value = quote!(::std::format!("both are {:?}", self.#a));
+        checks.extend(check(quote!(self.#a != self.#b), text, value));
     }
     let writer = Writer::new(graph, model);
     for rule in &model.rules {
@@ -573,16 +567,13 @@ fn validate_block(model: &Model) -> TokenStream {
             Comparison::Equal => quote!(#left == #right),
             Comparison::NotEqual => quote!(#left != #right),
         };
-        let text = &rule.text;
-        checks.extend(quote! {
-            if !(#holds) {
-                return ::core::result::Result::Err(#private::InvalidParameter {
-                    constraint: #name_text,
-                    rule: ::std::string::String::from(#text),
-                    value: ::std::format!("{} = {:?}, {} = {:?}", ::core::stringify!(#left), #left, ::core::stringify!(#right), #right),
-                });
-            }
-        });
+        let value = quote! {
+            ::std::format!(
+                "{} = {:?}, {} = {:?}",
+                ::core::stringify!(#left), #left, ::core::stringify!(#right), #right,
+            )
+        };
+        checks.extend(check(holds, &rule.text, value));
     }
     checks
 }

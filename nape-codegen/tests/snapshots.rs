@@ -1,5 +1,5 @@
 //! Expansion snapshots of the seven builtins: the pretty-printed code `#[constraint]`
-//! generates for each is checked in under `tests/snapshots/`, so every change to the
+//! generates for each is checked in under `tests/snapshots/` (as `<Name>.snap`), so every change to the
 //! generator shows its effect in review. Regenerate with `NAPE_BLESS=1 cargo test -p
 //! nape-codegen --test snapshots` and review the diff.
 
@@ -29,7 +29,7 @@ fn builtin_expansions_match_their_snapshots() {
             "{} expands with an error:\n{text}",
             builtin.name
         );
-        let path = dir.join(format!("{}.rs", builtin.name));
+        let path = dir.join(format!("{}.snap", builtin.name));
         if bless {
             std::fs::create_dir_all(&dir).expect("snapshot folder");
             std::fs::write(&path, &text).expect("snapshot written");
