@@ -107,6 +107,42 @@ fn rows<const D: usize>(c: &[f32; D], bounds: &[Bounds; D]) -> ([f32; D], [f32; 
     (w, e, inequality)
 }
 
+/// How close to a bound (in the row's own units) a stiff inequality row inside its range
+/// counts as touching it, and takes part in the velocity iterations as a speculative limit.
+const SPECULATIVE_MARGIN: f32 = 1e-3;
+
+/// Activates the inactive inequality rows of a stiff constraint that lie within
+/// [`SPECULATIVE_MARGIN`] inside a bound: `w` for the nearer bound, and `C'` the negative
+/// gap to it, from which the prepare step makes the bias `C'/dt`. Such a row only pushes
+/// when the body would otherwise cross the bound during this step, and then exactly enough
+/// to land on it; further inside, or moving away, it applies nothing.
+///
+/// Without it a body resting on a limit is never stopped: the global position projection
+/// puts it exactly on the bound (not beyond), so at the next prepare the row counts as
+/// inside and skips the velocity iterations, and the velocity into the limit grows step
+/// after step while the projection keeps pulling the position back.
+#[inline]
+fn touch_bounds<const D: usize>(
+    c: &[f32; D],
+    bounds: &[Bounds; D],
+    (w, e, inequality): &mut ([f32; D], [f32; D], [bool; D]),
+) {
+    for i in 0..D {
+        if !inequality[i] || w[i] != 0.0 {
+            continue;
+        }
+        let Bounds { min, max } = bounds[i];
+        let (below, above) = (c[i] - min, max - c[i]);
+        if above <= below && above <= SPECULATIVE_MARGIN {
+            w[i] = 1.0;
+            e[i] = -above;
+        } else if below < above && below <= SPECULATIVE_MARGIN {
+            w[i] = -1.0;
+            e[i] = -below;
+        }
+    }
+}
+
 /// The rows of a constraint without limits: every row the equality `c = 0`.
 #[inline]
 fn equality_rows<const D: usize>(c: [f32; D]) -> ([f32; D], [f32; D], [bool; D]) {
@@ -285,7 +321,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         } else {
             let c = e.constraint.position_error(&slot_poses);
             if T::HAS_LIMITS {
-                rows(&c, &e.constraint.bounds())
+                let bounds = e.constraint.bounds();
+                let mut r = rows(&c, &bounds);
+                if e.settings.stiff {
+                    touch_bounds(&c, &bounds, &mut r);
+                }
+                r
             } else {
                 equality_rows(c)
             }
@@ -302,7 +343,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.bias = e.constraint.velocity_bias();
             e.gamma = 0.0;
         } else if s.stiff {
-            e.bias = [0.0; D];
+            // Violated rows are left to the position iterations; a row touching a bound
+            // from inside may close its gap this step, no more (see `touch_bounds`).
+            e.bias = std::array::from_fn(|i| {
+                if inequality[i] {
+                    error[i].min(0.0) / dt
+                } else {
+                    0.0
+                }
+            });
             e.gamma = 0.0;
         } else {
             if s.break_under_error && length_squared(&error) > s.max_error * s.max_error {
