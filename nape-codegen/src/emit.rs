@@ -515,10 +515,10 @@ fn validate_block(model: &Model) -> TokenStream {
             in_bounds[usize::from(k)] = true;
         }
     }
-    // Every check: `if !(holds) { return Err(InvalidParameter { .. }) }`.
-    let check = |holds: TokenStream, rule: &str, value: TokenStream| {
+    // Every check: `if fails { return Err(InvalidParameter { .. }) }`.
+    let check = |fails: TokenStream, rule: &str, value: TokenStream| {
         quote! {
-            if !(#holds) {
+            if #fails {
                 return ::core::result::Result::Err(#private::InvalidParameter {
                     constraint: #name_text,
                     rule: ::std::string::String::from(#rule),
@@ -529,31 +529,49 @@ fn validate_block(model: &Model) -> TokenStream {
     };
     let mut checks = TokenStream::new();
     for (k, field) in model.scalars.iter().enumerate() {
-        let (holds, rule) = if in_bounds[k] {
-            (quote!(!self.#field.is_nan()), format!("{field} is not NaN"))
+        let (fails, rule) = if in_bounds[k] {
+            (quote!(self.#field.is_nan()), format!("{field} is not NaN"))
         } else {
             (
-                quote!(self.#field.is_finite()),
+                quote!(!self.#field.is_finite()),
                 format!("{field} is finite"),
             )
         };
         checks.extend(check(
-            holds,
+            fails,
             &rule,
             quote!(::std::format!("{:?}", self.#field)),
         ));
     }
     for field in &model.vectors {
-        let holds = quote!(self.#field.is_finite());
+        let fails = quote!(!self.#field.is_finite());
         let value = quote!(::std::format!("{:?}", self.#field));
-        checks.extend(check(holds, &format!("{field} is finite"), value));
+        checks.extend(check(fails, &format!("{field} is finite"), value));
     }
     for (a, b, text) in &model.distinct_bodies {
         let (a, b) = (&model.bodies[*a], &model.bodies[*b]);
         let value = quote!(::std::format!("both are {:?}", self.#a));
-        checks.extend(check(quote!(self.#a != self.#b), text, value));
+        checks.extend(check(quote!(self.#a == self.#b), text, value));
     }
     let writer = Writer::new(graph, model);
+    // Every row's range must be a range, and an equality (equal bounds) must be finite.
+    for (row, bounds) in model.limits.iter().flatten().enumerate() {
+        let (Some(min), Some(max)) = (bounds.min, bounds.max) else {
+            continue;
+        };
+        if min == max {
+            let bound = writer.wrapped(min, SUM);
+            let value = quote!(::std::format!("{:?}", #bound));
+            let rule = format!("the bound of row {row} is finite");
+            checks.extend(check(quote!(!#bound.is_finite()), &rule, value));
+            continue;
+        }
+        let (low, high) = (writer.wrapped(min, SUM), writer.wrapped(max, SUM));
+        let fails = quote!(!(#low <= #high && (#low != #high || #low.is_finite())));
+        let rule = format!("row {row}: min <= max, and equal bounds are finite");
+        let value = quote!(::std::format!("min = {:?}, max = {:?}", #low, #high));
+        checks.extend(check(fails, &rule, value));
+    }
     for rule in &model.rules {
         let (left, right) = (
             writer.wrapped(rule.left, SUM),
@@ -573,7 +591,7 @@ fn validate_block(model: &Model) -> TokenStream {
                 ::core::stringify!(#left), #left, ::core::stringify!(#right), #right,
             )
         };
-        checks.extend(check(holds, &rule.text, value));
+        checks.extend(check(quote!(!(#holds)), &rule.text, value));
     }
     checks
 }

@@ -105,9 +105,10 @@ use proc_macro::TokenStream;
 /// # Validation
 ///
 /// `validate = [...]` lists comparisons the parameters must satisfy, and `a != b` for body
-/// slots that must differ. They are checked, together with "no field is NaN, and none is
-/// infinite unless it is only a bound", whenever the constraint is added to a space or
-/// changed; a failure is a typed error, never a simulation.
+/// slots that must differ. They are checked whenever the constraint is added to a space or
+/// changed, together with the rules every constraint gets: no field is NaN, none is
+/// infinite unless it is only used as a bound, every row's `min <= max`, and equal bounds
+/// are finite. A failure is a typed error, never a simulation.
 ///
 /// ```
 /// use nape::{Body, BodyHandle, Error, Space, Vec2, constraint};
@@ -115,7 +116,7 @@ use proc_macro::TokenStream;
 /// #[constraint(
 ///     position = (body2.position - body1.position).length(),
 ///     limits = [min..=max],
-///     validate = [min >= 0.0, min <= max, body1 != body2],
+///     validate = [min >= 0.0, body1 != body2],
 /// )]
 /// #[derive(Clone, Debug)]
 /// pub struct Leash {

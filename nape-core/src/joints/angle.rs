@@ -7,7 +7,7 @@ use crate::constraint;
 #[constraint(
     position = ratio * body2.angle - body1.angle,
     limits = [joint_min..=joint_max],
-    validate = [joint_min <= joint_max, body1 != body2],
+    validate = [body1 != body2],
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AngleJoint {

@@ -13,7 +13,7 @@ use crate::constraint;
 #[constraint(
     position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length(),
     limits = [joint_min..=joint_max],
-    validate = [joint_min >= 0.0, joint_min <= joint_max, body1 != body2],
+    validate = [joint_min >= 0.0, body1 != body2],
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DistanceJoint {

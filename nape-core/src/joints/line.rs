@@ -18,7 +18,7 @@ use crate::constraint;
         (n.perp_dot(d), n.dot(d))
     },
     limits = [0.0, joint_min..=joint_max],
-    validate = [direction.length() > 1e-6, joint_min <= joint_max, body1 != body2],
+    validate = [direction.length() > 1e-6, body1 != body2],
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineJoint {

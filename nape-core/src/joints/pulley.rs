@@ -15,7 +15,7 @@ use crate::constraint;
     position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length()
         + ratio * (body4.world_point(anchor4) - body3.world_point(anchor3)).length(),
     limits = [joint_min..=joint_max],
-    validate = [joint_min >= 0.0, joint_min <= joint_max, body1 != body2, body3 != body4],
+    validate = [joint_min >= 0.0, body1 != body2, body3 != body4],
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PulleyJoint {
