@@ -624,3 +624,31 @@ fn pulley_matches_the_seed_in_every_arrangement() {
         check_state(&pulley, &poses, &masses, &slots);
     }
 }
+
+#[test]
+fn every_limited_row_is_validated() {
+    let [a, b] = handles::<2>();
+    let rope = |joint_min: f32, joint_max: f32| DistanceJoint {
+        body1: a,
+        body2: b,
+        anchor1: Vec2::ZERO,
+        anchor2: Vec2::ZERO,
+        joint_min,
+        joint_max,
+    };
+    assert!(
+        rope(0.0, f32::INFINITY).validate().is_ok(),
+        "an open upper end is a rope"
+    );
+    for (min, max) in [
+        (2.0, 1.0),
+        (f32::INFINITY, f32::INFINITY),
+        (f32::NAN, 1.0),
+        (-1.0, 1.0),
+    ] {
+        let error = rope(min, max).validate().expect_err("an invalid range");
+        assert_eq!(error.constraint, "DistanceJoint", "{min}..={max}: {error}");
+    }
+    let angle = AngleJoint::new(a, b, f32::NEG_INFINITY, f32::NEG_INFINITY);
+    assert!(angle.validate().unwrap_err().rule.contains("finite"));
+}
