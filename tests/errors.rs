@@ -215,6 +215,13 @@ fn breaking_under_force_removes_the_constraint() {
         .add_constraint_with(HandPivot::new(s, d, Vec2::ZERO, Vec2::Y), settings)
         .unwrap();
     space.step(1.0 / 60.0);
-    assert_eq!(space.broken_constraints(), &[h.id()]);
+    let events = space.broken_constraints();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].constraint, h.id());
+    assert_eq!(events[0].cause, nape::BreakCause::Force);
+    assert!(
+        events[0].value > 5.0 && events[0].limit == 5.0,
+        "{events:?}"
+    );
     assert_eq!(space.constraint(h).err(), Some(Error::StaleConstraint));
 }

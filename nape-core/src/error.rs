@@ -24,6 +24,9 @@ pub enum Error {
     InvalidSettings(String),
     /// None of the constraint's bodies is dynamic, so it could never do anything.
     NoDynamicBody,
+    /// The body is not one of the constraint's bodies (e.g. in
+    /// [`Space::body_impulse`](crate::Space::body_impulse)).
+    BodyNotInConstraint,
     /// The constraint has more body slots than [`SharedSlots::MAX_SLOTS`].
     ///
     /// [`SharedSlots::MAX_SLOTS`]: crate::SharedSlots::MAX_SLOTS
@@ -43,6 +46,7 @@ impl std::fmt::Display for Error {
             Self::InvalidParameter(p) => write!(f, "invalid constraint parameter: {p}"),
             Self::InvalidSettings(reason) => write!(f, "invalid constraint settings: {reason}"),
             Self::NoDynamicBody => f.write_str("a constraint needs at least one dynamic body"),
+            Self::BodyNotInConstraint => f.write_str("the body is not one of the constraint's"),
             Self::TooManyBodies(n) => write!(
                 f,
                 "a constraint may have at most {} body slots (got {n})",

@@ -22,7 +22,35 @@ use crate::constraint::{Bounds, Constraint, InverseMass, Pose, SharedSlots, Velo
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
 use crate::projection::PositionSystem;
 use crate::settings::ConstraintSettings;
-use crate::space::ConstraintId;
+use crate::space::{BreakCause, BreakEvent, ConstraintId};
+
+/// Why and by how much a constraint broke during the step (reported at its end).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Break {
+    cause: BreakCause,
+    value: f32,
+    limit: f32,
+}
+
+impl Break {
+    /// `|λ| > max_force·dt`, reported as the force `|λ| / dt` against `max_force`.
+    fn force(impulse_squared: f32, dt: f32, max_force: f32) -> Self {
+        Self {
+            cause: BreakCause::Force,
+            value: impulse_squared.sqrt() / dt,
+            limit: max_force,
+        }
+    }
+
+    /// `|C| > max_error`.
+    fn error(error_squared: f32, max_error: f32) -> Self {
+        Self {
+            cause: BreakCause::Error,
+            value: error_squared.sqrt(),
+            limit: max_error,
+        }
+    }
+}
 
 /// One constraint and everything the solver caches for it.
 pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
@@ -51,9 +79,11 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     clamp_force: bool,
     /// Prepared this step with at least one active row.
     solving: bool,
-    /// The previous step's `dt`, or 0 when there is no impulse to warm start from.
+    /// The previous step's `dt` (this step's, once prepared), or 0 when there is no
+    /// impulse to warm start from.
     previous_dt: f32,
-    broken: bool,
+    /// Set when the constraint breaks; acted on (and reported) at the end of the step.
+    broken: Option<Break>,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
@@ -65,16 +95,43 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
             std::array::from_fn(|s| (0..=s).find(|&t| bodies[t] == bodies[s]).unwrap_or(s));
     }
 
-    /// Forgets the accumulated impulse: no warm start at the next step.
+    /// Forgets the accumulated impulse: no warm start at the next step, and the impulse
+    /// queries read zero until the constraint is stepped again.
     pub(crate) fn clear_warm_start(&mut self) {
         self.impulse = [0.0; D];
         self.previous_dt = 0.0;
         self.solving = false;
     }
 
-    /// The physical (unweighted) impulse accumulated during the last step.
+    /// The physical (unweighted) impulse `λ = w∘λ'` applied during the last step (warm
+    /// start plus velocity iterations).
     pub(crate) fn unweighted_impulse(&self) -> [f32; D] {
         std::array::from_fn(|i| self.weights[i] * self.impulse[i])
+    }
+
+    /// The world impulse `Jᵀλ` of the last step on each distinct body, as (compact body
+    /// index, linear, angular), in slot order; slots holding the same body are summed.
+    ///
+    /// Computed with the constraint's own `apply_impulse` on a scratch array with unit
+    /// inverse masses and the slots' local indices, so it is exact for any implementation
+    /// and for shared bodies.
+    pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
+        let unit = [InverseMass {
+            mass: 1.0,
+            inertia: 1.0,
+        }; B];
+        let mut scratch = [Velocity::default(); B];
+        self.constraint.apply_impulse(
+            &self.jacobian,
+            &self.unweighted_impulse(),
+            &unit,
+            &self.local,
+            &mut scratch,
+        );
+        (0..B)
+            .filter(|&s| self.local[s] == s)
+            .map(|s| (self.bodies[s], scratch[s]))
+            .collect()
     }
 
     fn gather_poses(&self, poses: &[Pose]) -> [Pose; B] {
@@ -178,10 +235,16 @@ pub(crate) trait ErasedStore {
     /// Adds the violated rows of every stiff positional constraint of the type, with their
     /// Jacobians at `poses`, to the global position projection.
     fn gather_position_rows(&mut self, poses: &[Pose], system: &mut PositionSystem);
-    /// Removes or deactivates the constraints that broke this step; reports their ids.
-    fn process_broken(&mut self, broken: &mut Vec<ConstraintId>);
+    /// Removes or deactivates the constraints that broke this step; reports them.
+    fn process_broken(&mut self, broken: &mut Vec<BreakEvent>);
     /// Removes every constraint with a slot on the body at compact index `body`.
     fn remove_attached(&mut self, body: usize, removed: &mut Vec<ConstraintId>);
+    /// Reports every constraint with a slot on the body at compact index `body`.
+    fn attached(&self, body: usize, out: &mut Vec<ConstraintId>);
+    /// The compact body index of each slot of the constraint `(index, generation)`.
+    fn slot_bodies(&self, index: u32, generation: u32) -> Option<Vec<usize>>;
+    /// [`Entry::body_impulses`] of the constraint `(index, generation)`.
+    fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>>;
     /// Removes the constraint `id` names, if it is live here.
     fn remove_id(&mut self, index: u32, generation: u32) -> bool;
 }
@@ -252,7 +315,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             clamp_force: false,
             solving: false,
             previous_dt: 0.0,
-            broken: false,
+            broken: None,
         };
         entry.set_body_indices(bodies);
         self.entries.push(entry);
@@ -302,7 +365,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Phase 2 for one entry.
     fn prepare_entry(e: &mut Entry<T, D, B>, dt: f32, poses: &[Pose], inverse: &[InverseMass]) {
         e.solving = false;
-        if !e.settings.active || e.broken {
+        if !e.settings.active || e.broken.is_some() {
+            // Applies nothing this step: nothing to report, nothing to warm start from.
+            e.impulse = [0.0; D];
+            e.previous_dt = 0.0;
             return;
         }
         let slot_poses = e.gather_poses(poses);
@@ -354,8 +420,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             });
             e.gamma = 0.0;
         } else {
-            if s.break_under_error && length_squared(&error) > s.max_error * s.max_error {
-                e.broken = true;
+            let error_squared = length_squared(&error);
+            if s.break_under_error && error_squared > s.max_error * s.max_error {
+                // Broken before applying anything this step.
+                e.broken = Some(Break::error(error_squared, s.max_error));
+                e.impulse = [0.0; D];
+                e.previous_dt = 0.0;
                 return;
             }
             // Nape's mass-relative soft constraint (reference §2.3).
@@ -407,8 +477,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             }
         }
         let s = &e.settings;
-        if s.break_under_force && length_squared(&new) > e.max_impulse * e.max_impulse {
-            e.broken = true;
+        let impulse_squared = length_squared(&new);
+        if s.break_under_force && impulse_squared > e.max_impulse * e.max_impulse {
+            // `e.impulse` keeps what was applied before the break.
+            e.broken = Some(Break::force(impulse_squared, e.previous_dt, s.max_force));
             e.solving = false;
             return;
         }
@@ -436,8 +508,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             equality_rows(c)
         };
         let s = &e.settings;
-        if s.break_under_error && length_squared(&error) > s.max_error * s.max_error {
-            e.broken = true;
+        let error_squared = length_squared(&error);
+        if s.break_under_error && error_squared > s.max_error * s.max_error {
+            e.broken = Some(Break::error(error_squared, s.max_error));
             e.solving = false;
             return;
         }
@@ -525,7 +598,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for e in &mut self.entries {
-            if e.settings.stiff && e.settings.active && !e.broken {
+            if e.settings.stiff && e.settings.active && e.broken.is_none() {
                 Self::correct_entry(e, correction, poses);
             }
         }
@@ -537,7 +610,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
         let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &mut self.entries {
-            if !(e.settings.stiff && e.settings.active && !e.broken) {
+            if !(e.settings.stiff && e.settings.active && e.broken.is_none()) {
                 continue;
             }
             let slot_poses = e.gather_poses(poses);
@@ -548,8 +621,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 equality_rows(c)
             };
             let s = &e.settings;
-            if s.break_under_error && length_squared(&error) > s.max_error * s.max_error {
-                e.broken = true;
+            let error_squared = length_squared(&error);
+            if s.break_under_error && error_squared > s.max_error * s.max_error {
+                e.broken = Some(Break::error(error_squared, s.max_error));
                 e.solving = false;
                 continue;
             }
@@ -585,25 +659,54 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn process_broken(&mut self, broken: &mut Vec<ConstraintId>) {
+    fn process_broken(&mut self, broken: &mut Vec<BreakEvent>) {
         let mut d = 0;
         while d < self.entries.len() {
-            if !self.entries[d].broken {
+            let Some(Break {
+                cause,
+                value,
+                limit,
+            }) = self.entries[d].broken
+            else {
                 d += 1;
                 continue;
-            }
-            let id = self.id_of(&self.entries[d]);
-            broken.push(id);
+            };
+            broken.push(BreakEvent {
+                constraint: self.id_of(&self.entries[d]),
+                cause,
+                value,
+                limit,
+            });
             if self.entries[d].settings.remove_on_break {
                 self.remove_dense(d);
             } else {
+                // Deactivated: the impulse it applied during this step stays readable
+                // until the next step, but is never used as a warm start.
                 let e = &mut self.entries[d];
-                e.broken = false;
+                e.broken = None;
                 e.settings.active = false;
-                e.clear_warm_start();
+                e.previous_dt = 0.0;
+                e.solving = false;
                 d += 1;
             }
         }
+    }
+
+    fn attached(&self, body: usize, out: &mut Vec<ConstraintId>) {
+        out.extend(
+            self.entries
+                .iter()
+                .filter(|e| e.bodies.contains(&body))
+                .map(|e| self.id_of(e)),
+        );
+    }
+
+    fn slot_bodies(&self, index: u32, generation: u32) -> Option<Vec<usize>> {
+        self.get(index, generation).map(|e| e.bodies.to_vec())
+    }
+
+    fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>> {
+        self.get(index, generation).map(Entry::body_impulses)
     }
 
     fn remove_attached(&mut self, body: usize, removed: &mut Vec<ConstraintId>) {

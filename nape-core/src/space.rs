@@ -81,13 +81,56 @@ impl<T> From<ConstraintHandle<T>> for ConstraintId {
 }
 
 /// An untyped constraint id (space, type slot, index, generation), e.g. for events such
-/// as [`Space::broken_constraints`]. Compare it with [`ConstraintHandle::id`].
+/// as [`Space::broken_constraints`] and for [`Space::constraints_of`]. Compare it with
+/// [`ConstraintHandle::id`], or recover the typed handle with [`Space::typed_handle`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConstraintId {
     pub(crate) space: u32,
     pub(crate) store: u32,
     pub(crate) index: u32,
     pub(crate) generation: u32,
+}
+
+/// Which limit a constraint exceeded when it broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BreakCause {
+    /// `break_under_force`: the length of the accumulated impulse exceeded
+    /// `max_force·dt` during a velocity iteration. The event's `value` is that impulse
+    /// over `dt` (a force) and its `limit` is `max_force`.
+    Force,
+    /// `break_under_error`: the length of the positional error (of the rows that are
+    /// violated) exceeded `max_error`, when a soft constraint was prepared or in a position
+    /// iteration of a stiff one. The event's `value` is that error and its `limit` is
+    /// `max_error`.
+    Error,
+}
+
+/// A constraint broke during the last step: see [`Space::broken_constraints`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BreakEvent {
+    /// The constraint. Its handle is stale if `remove_on_break` was set; otherwise the
+    /// constraint is still in the space, with `active = false`.
+    pub constraint: ConstraintId,
+    /// Which limit was exceeded.
+    pub cause: BreakCause,
+    /// The force (`|λ|/dt`) or error (`|C|`) that exceeded the limit; `value > limit`.
+    pub value: f32,
+    /// `max_force` or `max_error` at the time.
+    pub limit: f32,
+}
+
+/// The world impulse a constraint applied to one of its bodies during the last step:
+/// `Jᵀλ` for the body's slots (summed when several slots hold the body). Over a step, the
+/// body's momentum changed by exactly this much because of the constraint
+/// (`m·Δv = linear`, `I·Δω = angular`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyImpulse {
+    /// The body.
+    pub body: BodyHandle,
+    /// Linear impulse (through the body's centre of mass), world axes.
+    pub linear: Vec2,
+    /// Angular impulse about the body's centre of mass, counter-clockwise positive.
+    pub angular: f32,
 }
 
 struct BodySlot {
@@ -127,7 +170,7 @@ pub struct Space {
     inverse_masses: Vec<InverseMass>,
     stores: Vec<Box<dyn ErasedStore>>,
     store_of: HashMap<TypeId, u32>,
-    broken: Vec<ConstraintId>,
+    broken: Vec<BreakEvent>,
 }
 
 impl Default for Space {
@@ -249,6 +292,13 @@ impl Space {
 
     /// Removes a body **and every constraint attached to it** (their handles become
     /// stale), so that no constraint ever points at a dead body. Returns the body.
+    ///
+    /// Nape left such constraints in the space, pointing at the removed body, and its
+    /// manual asked users to remove them first; deactivating them would leave the same
+    /// dangling reference (and, once the body's slot is reused, a constraint silently
+    /// attached to a new body), so they are removed. To keep a joint, re-target it first
+    /// with [`update_constraint`](Self::update_constraint); to see what will go, call
+    /// [`constraints_of`](Self::constraints_of).
     ///
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`].
@@ -472,8 +522,14 @@ impl Space {
     }
 
     /// Changes a constraint through `f`, then validates it as
-    /// [`add_constraint`](Self::add_constraint) does (parameters, bodies). On error the
-    /// constraint keeps its old value. Changing its bodies clears its warm start.
+    /// [`add_constraint`](Self::add_constraint) does: its parameters
+    /// ([`Constraint::validate`]) and its bodies (live, of this space, at least one
+    /// dynamic). On error the constraint keeps its old value.
+    ///
+    /// `f` may change body fields (re-target the constraint): the solver then re-indexes
+    /// the slots (including which slots share a body) and clears the warm start, so the
+    /// impulse queries read zero until the next step. Other parameters keep the warm
+    /// start, as in Nape.
     ///
     /// # Errors
     /// [`Error::StaleConstraint`] / [`Error::ForeignConstraint`], or the validation error.
@@ -500,6 +556,25 @@ impl Space {
         Ok(())
     }
 
+    /// Adds a copy of a constraint: the same parameters (bodies included) and settings,
+    /// but none of its cached state, so the copy starts with zero impulse and no warm
+    /// start (Nape's `copy()`). The same as
+    /// `add_constraint_with(constraint(h)?.clone(), settings(h)?)`.
+    ///
+    /// # Errors
+    /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
+    pub fn duplicate_constraint<T, const D: usize, const B: usize>(
+        &mut self,
+        h: ConstraintHandle<T>,
+    ) -> Result<ConstraintHandle<T>, Error>
+    where
+        T: Constraint<D, B>,
+    {
+        let constraint = self.constraint(h)?.clone();
+        let settings = self.settings(h)?;
+        self.add_constraint_with(constraint, settings)
+    }
+
     /// The settings of a constraint.
     ///
     /// # Errors
@@ -518,7 +593,9 @@ impl Space {
             .ok_or(Error::StaleConstraint)
     }
 
-    /// Replaces the settings of a constraint. Toggling `active` clears its warm start.
+    /// Replaces the settings of a constraint (validated first). Toggling `active` clears
+    /// its warm start, so a reactivated constraint starts from zero impulse; see
+    /// [`ConstraintSettings`] for what each setting does.
     ///
     /// # Errors
     /// [`Error::InvalidSettings`] (settings unchanged), [`Error::StaleConstraint`] or
@@ -599,11 +676,152 @@ impl Space {
     }
 
     /// The constraints that broke during the last step (`break_under_force` /
-    /// `break_under_error`): removed ones (their handles are now stale) and deactivated
-    /// ones (`remove_on_break = false`).
+    /// `break_under_error`), each with its cause and the value that exceeded the limit:
+    /// removed ones (their handles are now stale) and deactivated ones
+    /// (`remove_on_break = false`). Cleared at the start of every [`step`](Self::step).
     #[must_use]
-    pub fn broken_constraints(&self) -> &[ConstraintId] {
+    pub fn broken_constraints(&self) -> &[BreakEvent] {
         &self.broken
+    }
+
+    /// The store holding the constraint `id` names (not yet checked to be live).
+    fn erased_store(&self, id: ConstraintId) -> Result<&dyn ErasedStore, Error> {
+        if id.space != self.id {
+            return Err(Error::ForeignConstraint);
+        }
+        self.stores
+            .get(id.store as usize)
+            .map(|s| &**s)
+            .ok_or(Error::StaleConstraint)
+    }
+
+    /// The handle of the live body at compact index `i`.
+    fn body_handle_at(&self, i: usize) -> BodyHandle {
+        BodyHandle {
+            space: self.id,
+            index: i as u32,
+            generation: self.bodies[i].generation,
+        }
+    }
+
+    /// The typed handle of the constraint `id` names, if it is a live constraint of type
+    /// `T` in this space (e.g. to reactivate a constraint reported by
+    /// [`broken_constraints`](Self::broken_constraints)).
+    #[must_use]
+    pub fn typed_handle<T, const D: usize, const B: usize>(
+        &self,
+        id: ConstraintId,
+    ) -> Option<ConstraintHandle<T>>
+    where
+        T: Constraint<D, B>,
+    {
+        let store = *self.store_of.get(&TypeId::of::<Store<T, D, B>>())?;
+        let h = ConstraintHandle {
+            space: id.space,
+            store: id.store,
+            index: id.index,
+            generation: id.generation,
+            marker: PhantomData,
+        };
+        (store == id.store && self.contains_constraint(h)).then_some(h)
+    }
+
+    /// The distinct bodies of a constraint, in slot order (a body held by several slots,
+    /// e.g. in a 3-body pulley, is listed once): Nape's `visitBodies`. For the body of
+    /// every slot use [`Constraint::bodies`] on [`constraint`](Self::constraint).
+    ///
+    /// # Errors
+    /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
+    pub fn constraint_bodies(
+        &self,
+        constraint: impl Into<ConstraintId>,
+    ) -> Result<Vec<BodyHandle>, Error> {
+        let id = constraint.into();
+        let slots = self
+            .erased_store(id)?
+            .slot_bodies(id.index, id.generation)
+            .ok_or(Error::StaleConstraint)?;
+        let mut out: Vec<BodyHandle> = Vec::with_capacity(slots.len());
+        for i in slots {
+            let h = self.body_handle_at(i);
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The constraints with at least one slot on `body` (Nape's `body.constraints`),
+    /// whatever their type and whether active or not. Takes time proportional to the
+    /// number of constraints in the space.
+    ///
+    /// # Errors
+    /// [`Error::StaleBody`] or [`Error::ForeignBody`].
+    pub fn constraints_of(
+        &self,
+        body: BodyHandle,
+    ) -> Result<impl Iterator<Item = ConstraintId> + use<>, Error> {
+        let i = self.body_index(body)?;
+        let mut out = Vec::new();
+        for store in &self.stores {
+            store.attached(i, &mut out);
+        }
+        Ok(out.into_iter())
+    }
+
+    /// The world impulse the constraint applied to each of its distinct bodies during the
+    /// last step (warm start plus velocity iterations): `Jᵀλ` per slot, summed over the
+    /// slots that hold the same body, in the order of
+    /// [`constraint_bodies`](Self::constraint_bodies). Static and kinematic bodies are
+    /// listed too (the impulse they would have received).
+    ///
+    /// Exact for every constraint, generated or hand-written: it is computed with the
+    /// constraint's own [`Constraint::apply_impulse`] and the Jacobian the step used
+    /// (Nape's WeldJoint and LineJoint reported some rows wrongly). Zero before the first
+    /// step, for an inactive or slack constraint, and after its bodies or `active` changed.
+    /// The position iterations move positions directly and apply no impulse, so they are
+    /// not included.
+    ///
+    /// # Errors
+    /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
+    pub fn body_impulses(
+        &self,
+        constraint: impl Into<ConstraintId>,
+    ) -> Result<Vec<BodyImpulse>, Error> {
+        let id = constraint.into();
+        let impulses = self
+            .erased_store(id)?
+            .body_impulses(id.index, id.generation)
+            .ok_or(Error::StaleConstraint)?;
+        Ok(impulses
+            .into_iter()
+            .map(|(i, v)| BodyImpulse {
+                body: self.body_handle_at(i),
+                linear: v.linear,
+                angular: v.angular,
+            })
+            .collect())
+    }
+
+    /// The world impulse `(linear, angular)` the constraint applied to `body` during the
+    /// last step: see [`body_impulses`](Self::body_impulses).
+    ///
+    /// # Errors
+    /// [`Error::StaleConstraint`] / [`Error::ForeignConstraint`];
+    /// [`Error::StaleBody`] / [`Error::ForeignBody`] for `body`;
+    /// [`Error::BodyNotInConstraint`] if no slot of the constraint holds `body`.
+    pub fn body_impulse(
+        &self,
+        constraint: impl Into<ConstraintId>,
+        body: BodyHandle,
+    ) -> Result<(Vec2, f32), Error> {
+        let impulses = self.body_impulses(constraint)?;
+        self.body_index(body)?;
+        impulses
+            .into_iter()
+            .find(|b| b.body == body)
+            .map(|b| (b.linear, b.angular))
+            .ok_or(Error::BodyNotInConstraint)
     }
 
     // ----- the step -----------------------------------------------------------------
