@@ -155,15 +155,30 @@ pub fn derive(
                 effective_mass[i].push(graph.constant(0.0));
                 continue;
             }
-            let terms: Vec<Id> = (0..bodies)
-                .flat_map(|s| Dof::ALL.map(|dof| (s, dof)))
-                .map(|(s, dof)| {
-                    let column = 3 * s + dof.offset();
-                    let product = graph.mul(jacobian[i][column], jacobian[j][column]);
-                    let inverse = graph.leaf(inverse_mass_leaf(s, dof));
-                    graph.mul(product, inverse)
+            // Σ_s m_s (J_i,sx J_j,sx + J_i,sy J_j,sy) + Σ_s i_s J_i,sθ J_j,sθ: the mass
+            // terms first and factored, so identical sums (`m₁ + m₂` of a pivot's
+            // diagonal) become one node and are computed once.
+            let linear: Vec<Id> = (0..bodies)
+                .map(|s| {
+                    let (x, y) = (3 * s, 3 * s + 1);
+                    let xx = graph.mul(jacobian[i][x], jacobian[j][x]);
+                    let yy = graph.mul(jacobian[i][y], jacobian[j][y]);
+                    let dot = graph.add(xx, yy);
+                    let inverse = graph.leaf(Leaf::InverseMass(slot(s)));
+                    graph.mul(inverse, dot)
                 })
                 .collect();
+            let angular: Vec<Id> = (0..bodies)
+                .map(|s| {
+                    let theta = 3 * s + 2;
+                    let product = graph.mul(jacobian[i][theta], jacobian[j][theta]);
+                    let inverse = graph.leaf(Leaf::InverseInertia(slot(s)));
+                    graph.mul(inverse, product)
+                })
+                .collect();
+            let linear = graph.sum(linear);
+            let angular = graph.sum(angular);
+            let terms = [linear, angular];
             effective_mass[i].push(graph.sum(terms));
         }
     }
