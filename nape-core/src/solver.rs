@@ -11,10 +11,19 @@
 //!
 //! Every row `i` has a weight `w_i ∈ {−1, 0, +1}` from `c = position_error(q)` and its
 //! bounds: equality `w = 1, C' = c − min`; below `min`: `w = −1, C' = min − c`; above
-//! `max`: `w = 1, C' = c − max`; inside: `w = 0` (row inactive). The solver works in the
-//! weighted space `J' = diag(w) J`, `K' = diag(w) K diag(w)`, in which the accumulated
-//! impulse `λ'` of an inequality row is clamped to `≤ 0` (push only). Constraints
-//! reporting `HAS_LIMITS = false` skip all of this: every row is the equality `c = 0`.
+//! `max`: `w = 1, C' = c − max`; inside: `w = 0` (row inactive), except that a stiff row
+//! resting within a small margin of a bound counts as touching it and takes part in the
+//! velocity iterations as a speculative limit (it may close its gap this step, no more;
+//! see `touch_bounds`). The solver works in the weighted space `J' = diag(w) J`,
+//! `K' = diag(w) K diag(w)`, in which the accumulated impulse `λ'` of an inequality row is
+//! clamped to `≤ 0` (push only). Constraints reporting `HAS_LIMITS = false` skip all of
+//! this: every row is the equality `c = 0`.
+//!
+//! # Position stage
+//!
+//! Each position iteration first tries the global projection
+//! ([`Space::global_projection`](crate::Space::global_projection)); the per-type
+//! Gauss–Seidel sweep (`solve_positions`) runs when it is off or the system is too large.
 
 use std::any::Any;
 
