@@ -146,6 +146,30 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     fn gather_poses(&self, poses: &[Pose]) -> [Pose; B] {
         std::array::from_fn(|s| poses[self.bodies[s]])
     }
+
+    /// The rows at `poses` for the position stage — the slots' poses, `w`, `C'` and which
+    /// rows are inequalities — or `None` when the error breaks the constraint (recorded).
+    #[allow(clippy::type_complexity)]
+    fn position_rows(
+        &mut self,
+        poses: &[Pose],
+    ) -> Option<([Pose; B], [f32; D], [f32; D], [bool; D])> {
+        let slot_poses = self.gather_poses(poses);
+        let c = self.constraint.position_error(&slot_poses);
+        let (w, error, inequality) = if T::HAS_LIMITS {
+            rows(&c, &self.constraint.bounds())
+        } else {
+            equality_rows(c)
+        };
+        let s = &self.settings;
+        let error_squared = length_squared(&error);
+        if s.break_under_error && error_squared > s.max_error * s.max_error {
+            self.broken = Some(Break::error(error_squared, s.max_error));
+            self.solving = false;
+            return None;
+        }
+        Some((slot_poses, w, error, inequality))
+    }
 }
 
 /// `(w, C', inequality)` of every row for the error `c` and the bounds.
@@ -509,20 +533,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// One position iteration (non-linear Gauss–Seidel) of one stiff entry.
     fn correct_entry(e: &mut Entry<T, D, B>, correction: f32, poses: &mut [Pose]) {
-        let slot_poses = e.gather_poses(poses);
-        let c = e.constraint.position_error(&slot_poses);
-        let (w, error, inequality) = if T::HAS_LIMITS {
-            rows(&c, &e.constraint.bounds())
-        } else {
-            equality_rows(c)
-        };
-        let s = &e.settings;
-        let error_squared = length_squared(&error);
-        if s.break_under_error && error_squared > s.max_error * s.max_error {
-            e.broken = Some(Break::error(error_squared, s.max_error));
-            e.solving = false;
+        let Some((slot_poses, w, error, inequality)) = e.position_rows(poses) else {
             return;
-        }
+        };
         if w.iter().all(|&x| x == 0.0) {
             return;
         }
@@ -622,20 +635,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !(e.settings.stiff && e.settings.active && e.broken.is_none()) {
                 continue;
             }
-            let slot_poses = e.gather_poses(poses);
-            let c = e.constraint.position_error(&slot_poses);
-            let (w, error, inequality) = if T::HAS_LIMITS {
-                rows(&c, &e.constraint.bounds())
-            } else {
-                equality_rows(c)
-            };
-            let s = &e.settings;
-            let error_squared = length_squared(&error);
-            if s.break_under_error && error_squared > s.max_error * s.max_error {
-                e.broken = Some(Break::error(error_squared, s.max_error));
-                e.solving = false;
+            let Some((slot_poses, w, error, inequality)) = e.position_rows(poses) else {
                 continue;
-            }
+            };
             let jacobian = e.constraint.jacobian(&slot_poses);
             // Column (slot, dof) of J: the velocity error of a unit velocity there.
             let mut dense = [[[0.0f32; 3]; B]; D];
