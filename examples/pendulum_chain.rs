@@ -2,7 +2,9 @@
 //! defaults (10 velocity and 10 position iterations). Prints, for every simulated second,
 //! the largest separation of any pivot's two anchors and where the chain's tip is.
 //!
-//! Run with `cargo run --release --example pendulum_chain`.
+//! Run with `cargo run --release --example pendulum_chain`; add `-- --gauss-seidel` to
+//! see the same chain with the global position projection off (Gauss–Seidel position
+//! iterations only, as in Nape).
 
 use nape::{Body, PivotJoint, Space, Vec2};
 
@@ -13,6 +15,7 @@ const HZ: f32 = 60.0;
 fn main() -> Result<(), nape::Error> {
     let mut space = Space::new();
     space.gravity = Vec2::new(0.0, -10.0);
+    space.global_projection = !std::env::args().any(|a| a == "--gauss-seidel");
 
     let ceiling = space.add_body(Body::static_body())?;
     let mut joints = Vec::with_capacity(LINKS);

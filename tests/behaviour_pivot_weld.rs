@@ -163,12 +163,20 @@ macro_rules! behaviour_suite {
             #[test]
             fn pendulum_chain_stays_connected() {
                 let worst = pendulum_chain::<$pivot>();
+                println!(
+                    "{}: chain, largest anchor separation {worst:.2e}",
+                    stringify!($name)
+                );
                 assert!(worst < 1e-3, "largest anchor separation {worst}");
             }
 
             #[test]
             fn welded_pair_stays_welded() {
                 let (sep, angle) = welded_pair::<$weld>();
+                println!(
+                    "{}: weld, separation {sep:.2e}, angle drift {angle:.2e}",
+                    stringify!($name)
+                );
                 assert!(sep < 1e-3, "largest anchor separation {sep}");
                 assert!(angle < 1e-3, "largest relative angle drift {angle}");
             }
@@ -176,6 +184,7 @@ macro_rules! behaviour_suite {
             #[test]
             fn soft_pivot_oscillates_at_its_frequency() {
                 let period = soft_pivot_period::<$pivot>();
+                println!("{}: soft pivot period {period:.4} s", stringify!($name));
                 assert!(
                     (period - 0.5).abs() < 0.025,
                     "period {period} s, expected 0.5 s ± 5%"
