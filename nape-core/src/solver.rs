@@ -118,25 +118,29 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         std::array::from_fn(|i| self.weights[i] * self.impulse[i])
     }
 
-    /// The world impulse `Jᵀλ` of the last step on each distinct body, as (compact body
-    /// index, linear, angular), in slot order; slots holding the same body are summed.
-    ///
-    /// Computed with the constraint's own `apply_impulse` on a scratch array with unit
-    /// inverse masses and the slots' local indices, so it is exact for any implementation
-    /// and for shared bodies.
-    pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
-        let unit = [InverseMass {
+    /// `Jᵀλ` per slot, through the constraint's own `apply_impulse` with unit inverse
+    /// masses: exact for any implementation. Slots with the same entry in `indices` share
+    /// one result (their terms add).
+    fn transpose_times(
+        &self,
+        jacobian: &T::Jacobian,
+        impulse: &[f32; D],
+        indices: &[usize; B],
+    ) -> [Velocity; B] {
+        const UNIT: InverseMass = InverseMass {
             mass: 1.0,
             inertia: 1.0,
-        }; B];
+        };
         let mut scratch = [Velocity::default(); B];
-        self.constraint.apply_impulse(
-            &self.jacobian,
-            &self.unweighted_impulse(),
-            &unit,
-            &self.local,
-            &mut scratch,
-        );
+        self.constraint
+            .apply_impulse(jacobian, impulse, &[UNIT; B], indices, &mut scratch);
+        scratch
+    }
+
+    /// The world impulse `Jᵀλ` of the last step on each distinct body, as (compact body
+    /// index, linear, angular), in slot order; slots holding the same body are summed.
+    pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
+        let scratch = self.transpose_times(&self.jacobian, &self.unweighted_impulse(), &self.local);
         (0..B)
             .filter(|&s| self.local[s] == s)
             .map(|s| (self.bodies[s], scratch[s]))
@@ -630,7 +634,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if T::VELOCITY_ONLY {
             return;
         }
-        let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &mut self.entries {
             if !(e.settings.stiff && e.settings.active && e.broken.is_none()) {
                 continue;
@@ -639,33 +642,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             };
             let jacobian = e.constraint.jacobian(&slot_poses);
-            // Column (slot, dof) of J: the velocity error of a unit velocity there.
-            let mut dense = [[[0.0f32; 3]; B]; D];
-            for s in 0..B {
-                for k in 0..3 {
-                    let mut unit = [Velocity::default(); B];
-                    match k {
-                        0 => unit[s].linear.x = 1.0,
-                        1 => unit[s].linear.y = 1.0,
-                        _ => unit[s].angular = 1.0,
-                    }
-                    let column = e.constraint.velocity_error(&jacobian, &distinct, &unit);
-                    for ((row, weight), value) in dense.iter_mut().zip(w).zip(column) {
-                        row[s][k] = weight * value;
-                    }
-                }
-            }
+            let distinct: [usize; B] = std::array::from_fn(|s| s);
             for i in 0..D {
                 let violated = !inequality[i] || error[i] > 0.0;
-                if w[i] != 0.0 && violated {
-                    system.push_row(
-                        error[i],
-                        inequality[i],
-                        &e.bodies,
-                        &dense[i],
-                        &e.inverse_masses,
-                    );
+                if w[i] == 0.0 || !violated {
+                    continue;
                 }
+                // Row i of J' on each slot: Jᵀ of the weighted unit impulse of row i.
+                let mut unit = [0.0; D];
+                unit[i] = w[i];
+                let row = e
+                    .transpose_times(&jacobian, &unit, &distinct)
+                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
+                system.push_row(error[i], inequality[i], &e.bodies, &row, &e.inverse_masses);
             }
         }
     }
