@@ -26,9 +26,6 @@ mod model;
 mod parse;
 mod symbolic;
 
-#[cfg(test)]
-mod expansion_tests;
-
 /// Expands `#[constraint(<args>)] <item>`. Never panics: every mistake becomes a
 /// `compile_error!` at its tokens, next to the struct as written and, where the struct is
 /// usable, a placeholder implementation so that code using it reports nothing further.

@@ -151,8 +151,10 @@ pub struct Space {
     pub velocity_iterations: u32,
     /// Position iterations per step (stiff constraints only). Default 10.
     pub position_iterations: u32,
-    /// Fraction of the positional error each position iteration removes. Default 0.5
-    /// (Nape halves the error).
+    /// Fraction of the positional error each Gauss–Seidel position iteration removes
+    /// (when [`global_projection`](Self::global_projection) is off, or the system is too
+    /// large for it; the projection always solves the whole error). Default 0.5 (Nape
+    /// halves the error).
     pub position_correction: f32,
     /// Whether each position iteration projects every stiff row at once (a sparse direct
     /// solve, exact up to the constraints' curvature) instead of a Gauss–Seidel sweep.
