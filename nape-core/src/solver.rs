@@ -500,10 +500,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
-        let mut rhs = [0.0; D];
-        for i in 0..D {
-            rhs[i] = e.weights[i] * v[i] + e.bias[i];
-        }
+        // Without limits every weight is 1: the weighting is compiled out.
+        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
+        let rhs: [f32; D] = std::array::from_fn(|i| weight(i) * v[i] + e.bias[i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         let old = e.impulse;
         let mut new = [0.0; D];
@@ -514,17 +513,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             }
         }
         let s = &e.settings;
-        let impulse_squared = length_squared(&new);
-        if s.break_under_force && impulse_squared > e.max_impulse * e.max_impulse {
-            // `e.impulse` keeps what was applied before the break.
-            e.broken = Some(Break::force(impulse_squared, e.previous_dt, s.max_force));
-            e.solving = false;
-            return;
+        if s.break_under_force {
+            let impulse_squared = length_squared(&new);
+            if impulse_squared > e.max_impulse * e.max_impulse {
+                // `e.impulse` keeps what was applied before the break.
+                e.broken = Some(Break::force(impulse_squared, e.previous_dt, s.max_force));
+                e.solving = false;
+                return;
+            }
         }
         if e.clamp_force {
             clamp_length(&mut new, e.max_impulse);
         }
-        let delta: [f32; D] = std::array::from_fn(|i| e.weights[i] * (new[i] - old[i]));
+        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
         e.impulse = new;
         e.constraint.apply_impulse(
             &e.jacobian,
