@@ -6,7 +6,9 @@
 #[path = "support/derivation_check.rs"]
 mod derivation_check;
 
-use derivation_check::{Rng, check_random, check_state, handles, random_state};
+use derivation_check::{
+    Rng, check_random, check_random_observed, check_state, handles, random_state,
+};
 use nape::inspect::effective_mass;
 use nape::{BodyHandle, Constraint, InverseMass, PivotJoint, Pose, Vec2, WeldJoint, constraint};
 
@@ -314,20 +316,14 @@ fn check_limited<T, const D: usize, const B: usize>(
 ) where
     T: Constraint<D, B>,
 {
-    let mut rng = Rng::new(seed);
-    let handles = handles::<B>();
-    let distinct: [usize; B] = std::array::from_fn(|s| s);
     let mut seen = std::collections::HashSet::new();
-    for index in 0..STATES {
-        let constraint = make(&mut rng, handles);
+    check_random_observed(seed, STATES, make, |constraint: &T, poses| {
         constraint
             .validate()
             .expect("generated parameters are valid");
-        let (poses, inverse_masses) = random_state::<B>(&mut rng, index);
-        let c = constraint.position_error(&poses);
+        let c = constraint.position_error(poses);
         seen.insert(row_state(c[D - 1], constraint.bounds()[D - 1]));
-        check_state(&constraint, &poses, &inverse_masses, &distinct);
-    }
+    });
     for state in [
         RowState::Below,
         RowState::Inside,

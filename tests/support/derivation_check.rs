@@ -171,12 +171,25 @@ pub fn check_random<T, const D: usize, const B: usize>(
 ) where
     T: Constraint<D, B>,
 {
+    check_random_observed(seed, states, make, |_, _| {});
+}
+
+/// [`check_random`], also showing each checked constraint and its poses to `observe`.
+pub fn check_random_observed<T, const D: usize, const B: usize>(
+    seed: u64,
+    states: usize,
+    make: impl Fn(&mut Rng, [BodyHandle; B]) -> T,
+    mut observe: impl FnMut(&T, &[Pose; B]),
+) where
+    T: Constraint<D, B>,
+{
     let mut rng = Rng::new(seed);
     let handles = handles::<B>();
     let distinct: [usize; B] = std::array::from_fn(|s| s);
     for index in 0..states {
         let constraint = make(&mut rng, handles);
         let (poses, inverse_masses) = random_state::<B>(&mut rng, index);
+        observe(&constraint, &poses);
         check_state(&constraint, &poses, &inverse_masses, &distinct);
     }
 }
