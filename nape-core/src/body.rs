@@ -5,26 +5,9 @@
 
 use glam::Vec2;
 
-use crate::constraint::{InverseMass, Pose, Velocity};
+use crate::types::{InverseMass, Pose, Velocity};
+pub use crate::types::BodyHandle;
 use crate::error::Error;
-
-/// Identifies a body inside one [`Space`](crate::Space). A handle of a removed body, or of
-/// another space, is rejected with an error wherever it is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BodyHandle {
-    pub(crate) space: u32,
-    pub(crate) index: u32,
-    pub(crate) generation: u32,
-}
-
-impl BodyHandle {
-    /// The slot index of the body in its space (also its index in the solver's compact
-    /// arrays). Slots of removed bodies are reused, with a new generation.
-    #[must_use]
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
 
 /// How a body takes part in the simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

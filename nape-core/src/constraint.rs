@@ -17,77 +17,8 @@
 //! implement the trait by hand (Nape's `UserConstraint`). Limits, softness, warm starting,
 //! clamping and position correction are the solver's, identical for every constraint.
 
-use glam::Vec2;
-
 use crate::body::BodyHandle;
-
-/// A body's placement in the world during a step: position, angle and the angle's cached
-/// cosine and sine (so constraint code never calls trigonometric functions).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pose {
-    /// World position of the body's origin (its centre of mass).
-    pub position: Vec2,
-    /// Rotation angle in radians, counter-clockwise.
-    pub angle: f32,
-    /// `cos(angle)`.
-    pub cos: f32,
-    /// `sin(angle)`.
-    pub sin: f32,
-}
-
-impl Pose {
-    /// The pose at `position` rotated by `angle` radians.
-    #[must_use]
-    pub fn new(position: Vec2, angle: f32) -> Self {
-        let (sin, cos) = angle.sin_cos();
-        Self {
-            position,
-            angle,
-            cos,
-            sin,
-        }
-    }
-
-    /// `R(angle)·local`: a body-local vector expressed in world axes.
-    #[must_use]
-    pub fn rotate(&self, local: Vec2) -> Vec2 {
-        Vec2::new(
-            self.cos * local.x - self.sin * local.y,
-            self.sin * local.x + self.cos * local.y,
-        )
-    }
-
-    /// The world position of a body-local point.
-    #[must_use]
-    pub fn world_point(&self, local: Vec2) -> Vec2 {
-        self.position + self.rotate(local)
-    }
-}
-
-impl Default for Pose {
-    fn default() -> Self {
-        Self::new(Vec2::ZERO, 0.0)
-    }
-}
-
-/// A body's velocity: linear (world units per second) and angular (radians per second).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Velocity {
-    /// Linear velocity of the centre of mass.
-    pub linear: Vec2,
-    /// Angular velocity, counter-clockwise positive.
-    pub angular: f32,
-}
-
-/// A body's inverse mass and inverse moment of inertia as the solver sees them: zero for
-/// static and kinematic bodies, which constraints cannot move.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct InverseMass {
-    /// `1 / mass`, or 0.
-    pub mass: f32,
-    /// `1 / inertia`, or 0.
-    pub inertia: f32,
-}
+pub use crate::types::{InverseMass, Pose, Velocity};
 
 /// The range `min ≤ c_i ≤ max` of one constraint row; `min == max` is an equality.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -223,10 +154,10 @@ impl<const N: usize> Default for JacobianCache<N> {
 ///
 /// `velocities` is the solver's compact array of every body's velocity and `bodies[s]` the
 /// index of slot `s` in it; two slots may hold the same index.
-pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + 'static {
+pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync + 'static {
     /// The compact per-step form of `J` that [`jacobian`](Self::jacobian) computes once and
     /// the velocity iterations reuse (a hand-written joint keeps its world anchors here).
-    type Jacobian: Copy + Default + 'static;
+    type Jacobian: Copy + Default + Send + Sync + 'static;
 
     /// A short name for messages, usually the type's name.
     const NAME: &'static str;

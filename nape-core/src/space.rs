@@ -11,9 +11,10 @@ use glam::Vec2;
 use crate::body::{Body, BodyHandle, BodyKind};
 use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::error::Error;
-use crate::projection::{PositionSystem, Projection};
 use crate::settings::ConstraintSettings;
-use crate::solver::{ErasedStore, Store};
+use crate::solver::direct::{DirectSystem, Link};
+use crate::solver::{ErasedStore, Store, Softness, Substep};
+pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
 /// Source of the space ids that make handles of one space invalid in another.
 static NEXT_SPACE_ID: AtomicU32 = AtomicU32::new(1);
@@ -80,59 +81,6 @@ impl<T> From<ConstraintHandle<T>> for ConstraintId {
     }
 }
 
-/// An untyped constraint id (space, type slot, index, generation), e.g. for events such
-/// as [`Space::broken_constraints`] and for [`Space::constraints_of`]. Compare it with
-/// [`ConstraintHandle::id`], or recover the typed handle with [`Space::typed_handle`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ConstraintId {
-    pub(crate) space: u32,
-    pub(crate) store: u32,
-    pub(crate) index: u32,
-    pub(crate) generation: u32,
-}
-
-/// Which limit a constraint exceeded when it broke.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BreakCause {
-    /// `break_under_force`: the length of the accumulated impulse exceeded
-    /// `max_force·dt` during a velocity iteration. The event's `value` is that impulse
-    /// over `dt` (a force) and its `limit` is `max_force`.
-    Force,
-    /// `break_under_error`: the length of the positional error (of the rows that are
-    /// violated) exceeded `max_error`, when a soft constraint was prepared or in a position
-    /// iteration of a stiff one. The event's `value` is that error and its `limit` is
-    /// `max_error`.
-    Error,
-}
-
-/// A constraint broke during the last step: see [`Space::broken_constraints`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BreakEvent {
-    /// The constraint. Its handle is stale if `remove_on_break` was set; otherwise the
-    /// constraint is still in the space, with `active = false`.
-    pub constraint: ConstraintId,
-    /// Which limit was exceeded.
-    pub cause: BreakCause,
-    /// The force (`|λ|/dt`) or error (`|C|`) that exceeded the limit; `value > limit`.
-    pub value: f32,
-    /// `max_force` or `max_error` at the time.
-    pub limit: f32,
-}
-
-/// The world impulse a constraint applied to one of its bodies during the last step:
-/// `Jᵀλ` for the body's slots (summed when several slots hold the body). Over a step, the
-/// body's momentum changed by exactly this much because of the constraint
-/// (`m·Δv = linear`, `I·Δω = angular`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BodyImpulse {
-    /// The body.
-    pub body: BodyHandle,
-    /// Linear impulse (through the body's centre of mass), world axes.
-    pub linear: Vec2,
-    /// Angular impulse about the body's centre of mass, counter-clockwise positive.
-    pub angular: f32,
-}
-
 struct BodySlot {
     generation: u32,
     body: Option<Body>,
@@ -147,23 +95,36 @@ pub struct Space {
     id: u32,
     /// Acceleration applied to every dynamic body. Default `Vec2::ZERO` (as in Nape).
     pub gravity: Vec2,
-    /// Velocity iterations per step. Default 10.
+    /// Substeps per step (the soft step of Box2D v3): each integrates, solves with a
+    /// positional bias, moves the bodies and relaxes. More substeps resolve fast rotations
+    /// and meshes better. Default 4; 0 is treated as 1.
+    pub substeps: u32,
+    /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
+    /// islands with loops (meshes) and the limits and force clamps of the others. Default 1.
     pub velocity_iterations: u32,
-    /// Position iterations per step (stiff constraints only). Default 10.
-    pub position_iterations: u32,
-    /// Fraction of the positional error each Gauss–Seidel position iteration removes
-    /// (when [`global_projection`](Self::global_projection) is off, or the system is too
-    /// large for it; the projection always solves the whole error). Default 0.5 (Nape
-    /// halves the error).
-    pub position_correction: f32,
-    /// Whether each position iteration projects every stiff row at once (a sparse direct
-    /// solve, exact up to the constraints' curvature) instead of a Gauss–Seidel sweep.
-    /// Default `true`: Gauss–Seidel alone cannot keep a long chain under tension tight.
-    /// The projection stops as soon as every row is within 1e-6 of its target, and falls
-    /// back to Gauss–Seidel when its factorisation would be too large (see
-    /// [`MAX_PROJECTION_FILL`](Self::MAX_PROJECTION_FILL)).
-    pub global_projection: bool,
-    projection: PositionSystem,
+    /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1.
+    pub relax_iterations: u32,
+    /// Whether acyclic islands (chains, trees, ragdolls, bridges) are solved exactly by a
+    /// sparse factorisation each substep (see [`solver`](crate::solver)). Default `true`;
+    /// `false` solves every island by Gauss–Seidel sweeps alone.
+    pub direct_solve: bool,
+    /// Stiffness (Hz) given to the stiff rows of islands with loops, which Gauss–Seidel
+    /// cannot make rigid without jitter; capped at a quarter of the substep rate.
+    /// Default 60.
+    pub joint_hertz: f32,
+    /// Damping ratio of that stiffness. Default 2 (well over-damped).
+    pub joint_damping_ratio: f32,
+    /// Fraction of a stiff row's positional error that an exact (direct) solve removes in
+    /// one substep. Default 0.8.
+    pub direct_bias: f32,
+    direct: DirectSystem,
+    /// Set by every change of bodies or constraints that may change the islands.
+    topology_changed: bool,
+    /// `direct_solve` as of the last rebuild.
+    direct_built: bool,
+    /// Store indices in the order the solver visits them (by type name).
+    store_order: Vec<usize>,
+    links: Vec<Link>,
     bodies: Vec<BodySlot>,
     free_bodies: Vec<u32>,
     body_count: usize,
@@ -185,9 +146,10 @@ impl std::fmt::Debug for Space {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Space")
             .field("gravity", &self.gravity)
+            .field("substeps", &self.substeps)
             .field("velocity_iterations", &self.velocity_iterations)
-            .field("position_iterations", &self.position_iterations)
-            .field("position_correction", &self.position_correction)
+            .field("relax_iterations", &self.relax_iterations)
+            .field("direct_solve", &self.direct_solve)
             .field("bodies", &self.body_count)
             .field("constraints", &self.constraint_count())
             .finish_non_exhaustive()
@@ -195,22 +157,25 @@ impl std::fmt::Debug for Space {
 }
 
 impl Space {
-    /// The most matrix entries per row the global projection factorises (its envelope);
-    /// a larger system (a big, densely connected graph) is solved by Gauss–Seidel sweeps.
-    pub const MAX_PROJECTION_FILL: usize = 64;
-
-    /// An empty space with Nape's defaults: no gravity, 10 velocity and 10 position
-    /// iterations, position correction 0.5.
+    /// An empty space: no gravity (as in Nape), 4 substeps with one biased and one relax
+    /// sweep each, exact solves of acyclic islands.
     #[must_use]
     pub fn new() -> Self {
         Self {
             id: NEXT_SPACE_ID.fetch_add(1, Ordering::Relaxed),
             gravity: Vec2::ZERO,
-            velocity_iterations: 10,
-            position_iterations: 10,
-            position_correction: 0.5,
-            global_projection: true,
-            projection: PositionSystem::default(),
+            substeps: 4,
+            velocity_iterations: 1,
+            relax_iterations: 1,
+            direct_solve: true,
+            joint_hertz: 60.0,
+            joint_damping_ratio: 2.0,
+            direct_bias: 0.8,
+            direct: DirectSystem::default(),
+            topology_changed: true,
+            direct_built: false,
+            store_order: Vec::new(),
+            links: Vec::new(),
             bodies: Vec::new(),
             free_bodies: Vec::new(),
             body_count: 0,
@@ -231,6 +196,7 @@ impl Space {
     /// [`Error::InvalidBody`] if [`Body::validate`] fails (NaN anywhere, a dynamic body
     /// whose mass is not finite and positive, ...).
     pub fn add_body(&mut self, body: Body) -> Result<BodyHandle, Error> {
+        self.topology_changed = true;
         body.validate()?;
         let index = match self.free_bodies.pop() {
             Some(i) => i,
@@ -288,6 +254,7 @@ impl Space {
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`].
     pub fn body_mut(&mut self, h: BodyHandle) -> Result<&mut Body, Error> {
+        self.topology_changed = true;
         let i = self.body_index(h)?;
         self.bodies[i].body.as_mut().ok_or(Error::StaleBody)
     }
@@ -305,6 +272,7 @@ impl Space {
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`].
     pub fn remove_body(&mut self, h: BodyHandle) -> Result<Body, Error> {
+        self.topology_changed = true;
         let i = self.body_index(h)?;
         let mut removed = Vec::new();
         for store in &mut self.stores {
@@ -403,6 +371,7 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
+        self.topology_changed = true;
         settings.validate()?;
         let bodies = self.check_constraint::<T, D, B>(&constraint)?;
         let store = self.store_index::<T, D, B>();
@@ -543,6 +512,7 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
+        self.topology_changed = true;
         let mut updated = self.constraint(h)?.clone();
         f(&mut updated);
         let bodies = self.check_constraint::<T, D, B>(&updated)?;
@@ -572,6 +542,7 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
+        self.topology_changed = true;
         let constraint = self.constraint(h)?.clone();
         let settings = self.settings(h)?;
         self.add_constraint_with(constraint, settings)
@@ -610,6 +581,7 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
+        self.topology_changed = true;
         let entry = self
             .typed_store_mut(h)?
             .get_mut(h.index, h.generation)
@@ -653,6 +625,7 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
+        self.topology_changed = true;
         self.typed_store_mut(h)?
             .remove(h.index, h.generation)
             .ok_or(Error::StaleConstraint)
@@ -663,6 +636,7 @@ impl Space {
     /// # Errors
     /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
     pub fn remove_constraint_id(&mut self, id: ConstraintId) -> Result<(), Error> {
+        self.topology_changed = true;
         if id.space != self.id {
             return Err(Error::ForeignConstraint);
         }
@@ -828,20 +802,25 @@ impl Space {
 
     // ----- the step -----------------------------------------------------------------
 
-    /// Advances the simulation by `dt` seconds:
+    /// Advances the simulation by `dt` seconds in [`substeps`](Self::substeps) substeps
+    /// of `h = dt / substeps`. Each substep:
     ///
-    /// 1. gravity, forces and torques are integrated into the velocities of dynamic bodies
+    /// 1. integrates gravity, forces and torques into the velocities of dynamic bodies
     ///    (kinematic bodies keep their velocity; static bodies never move);
-    /// 2. every active constraint is prepared (rows, `J`, `K'⁻¹`, soft terms);
-    /// 3. last step's impulses are applied again (warm start, rescaled by `dt / dt_prev`),
-    ///    then [`velocity_iterations`](Self::velocity_iterations) velocity iterations;
-    /// 4. velocities are integrated into positions;
-    /// 5. [`position_iterations`](Self::position_iterations) position iterations correct
-    ///    the error of stiff positional constraints; forces are cleared.
+    /// 2. prepares every active constraint at the current poses (rows, `J`, `K`, biases)
+    ///    and factorises the joint system of every acyclic island;
+    /// 3. applies the previous substep's impulses again (warm start);
+    /// 4. solves with a positional bias: acyclic islands exactly, islands with loops by
+    ///    [`velocity_iterations`](Self::velocity_iterations) Gauss–Seidel sweeps;
+    /// 5. integrates velocities into poses;
+    /// 6. solves again without the bias (relax), so velocities match the motion.
+    ///
+    /// Forces are cleared at the end of the step; constraints that broke are reported by
+    /// [`broken_constraints`](Self::broken_constraints).
     ///
     /// # Panics
-    /// If `dt` is not finite and positive, or `gravity` / `position_correction` is not
-    /// finite: these are programming errors, not simulation states.
+    /// If `dt` is not finite and positive, or `gravity` is not finite: these are
+    /// programming errors, not simulation states.
     pub fn step(&mut self, dt: f32) {
         assert!(
             dt.is_finite() && dt > 0.0,
@@ -851,73 +830,70 @@ impl Space {
             self.gravity.is_finite(),
             "Space::step: gravity must be finite"
         );
-        assert!(
-            self.position_correction.is_finite(),
-            "Space::step: position_correction must be finite"
-        );
         self.broken.clear();
+        if self.topology_changed || self.direct_built != self.direct_solve {
+            self.rebuild_topology();
+        }
+        let substeps = self.substeps.max(1);
+        let h = dt / substeps as f32;
+        let substep = Substep {
+            h,
+            joint_softness: Softness::spring(
+                self.joint_hertz.min(0.25 / h),
+                self.joint_damping_ratio,
+                h,
+            ),
+            direct_bias: self.direct_bias,
+        };
 
-        // 1. Refresh the compact arrays; integrate forces into velocities.
+        // The compact arrays; the acceleration of each body over the step.
         for (i, slot) in self.bodies.iter().enumerate() {
             let Some(body) = &slot.body else { continue };
             let inverse = body.inverse_mass();
-            let mut v = body.velocity_state();
-            match body.kind() {
-                BodyKind::Dynamic => {
-                    v.linear += (self.gravity + body.force() * inverse.mass) * dt;
-                    v.angular += body.torque() * inverse.inertia * dt;
-                }
-                BodyKind::Kinematic => {}
-                BodyKind::Static => v = Velocity::default(),
-            }
             self.poses[i] = body.pose();
-            self.velocities[i] = v;
+            self.velocities[i] = match body.kind() {
+                BodyKind::Static => Velocity::default(),
+                _ => body.velocity_state(),
+            };
             self.inverse_masses[i] = inverse;
         }
-
-        // 2. Prepare.
-        for store in &mut self.stores {
-            store.prepare(dt, &self.poses, &self.inverse_masses);
+        for &s in &self.store_order {
+            self.stores[s].begin_step();
         }
 
-        // 3. Warm start, velocity iterations.
-        for store in &mut self.stores {
-            store.warm_start(&mut self.velocities);
-        }
-        for _ in 0..self.velocity_iterations {
-            for store in &mut self.stores {
-                store.solve_velocities(&mut self.velocities);
-            }
-        }
-
-        // 4. Integrate positions.
-        for (i, slot) in self.bodies.iter().enumerate() {
-            match &slot.body {
-                Some(body) if body.kind() != BodyKind::Static => {
-                    let p = self.poses[i];
-                    let v = self.velocities[i];
-                    self.poses[i] = Pose::new(p.position + v.linear * dt, p.angle + v.angular * dt);
-                }
-                _ => {}
-            }
-        }
-
-        // 5. Position iterations: exact global projections while the system is small
-        //    enough to factorise cheaply, Gauss–Seidel sweeps otherwise.
-        for _ in 0..self.position_iterations {
-            if self.global_projection {
-                self.projection.clear();
-                for store in &mut self.stores {
-                    store.gather_position_rows(&self.poses, &mut self.projection);
-                }
-                match self.projection.solve(&mut self.poses) {
-                    Projection::Converged => break,
-                    Projection::Applied => continue,
-                    Projection::TooLarge => {}
+        for _ in 0..substeps {
+            for (i, slot) in self.bodies.iter().enumerate() {
+                let Some(body) = &slot.body else { continue };
+                if body.kind() == BodyKind::Dynamic {
+                    let inverse = self.inverse_masses[i];
+                    let v = &mut self.velocities[i];
+                    v.linear += (self.gravity + body.force() * inverse.mass) * h;
+                    v.angular += body.torque() * inverse.inertia * h;
                 }
             }
-            for store in &mut self.stores {
-                store.solve_positions(self.position_correction, &mut self.poses);
+            self.direct.begin_substep();
+            for &s in &self.store_order {
+                self.stores[s].prepare(&substep, &self.poses, &self.inverse_masses, &mut self.direct);
+            }
+            let direct = !self.direct.is_empty();
+            if direct {
+                self.direct.factor(&self.inverse_masses);
+            }
+            for &s in &self.store_order {
+                self.stores[s].warm_start(&mut self.velocities);
+            }
+            self.solve_pass(0, self.velocity_iterations, direct);
+            for (i, slot) in self.bodies.iter().enumerate() {
+                match &slot.body {
+                    Some(body) if body.kind() != BodyKind::Static => {
+                        self.poses[i] = self.poses[i].integrate(self.velocities[i], h);
+                    }
+                    _ => {}
+                }
+            }
+            self.solve_pass(1, self.relax_iterations, direct);
+            for &s in &self.store_order {
+                self.stores[s].end_substep();
             }
         }
 
@@ -929,9 +905,63 @@ impl Space {
             }
             body.clear_forces();
         }
-        for store in &mut self.stores {
-            store.process_broken(&mut self.broken);
+        for &s in &self.store_order {
+            self.stores[s].process_broken(&mut self.broken);
         }
+        if !self.broken.is_empty() {
+            self.topology_changed = true;
+        }
+    }
+
+    /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
+    /// the Gauss–Seidel sweeps.
+    fn solve_pass(&mut self, pass: usize, sweeps: u32, direct: bool) {
+        if direct {
+            if pass == 1 {
+                for &s in &self.store_order {
+                    self.stores[s].push_direct(&mut self.direct);
+                }
+            }
+            self.direct.solve(pass, &mut self.velocities);
+            for &s in &self.store_order {
+                self.stores[s].pull_direct(&self.direct);
+            }
+        }
+        for _ in 0..sweeps {
+            for &s in &self.store_order {
+                self.stores[s].sweep(pass, &mut self.velocities);
+            }
+        }
+    }
+
+    /// Recomputes the islands and which of them are solved exactly, and the order of the
+    /// stores. Runs at the first step after bodies or constraints changed.
+    fn rebuild_topology(&mut self) {
+        let mut order: Vec<usize> = (0..self.stores.len()).collect();
+        order.sort_by_key(|&s| self.stores[s].name());
+        self.store_order = order;
+        self.links.clear();
+        if self.direct_solve {
+            for &s in &self.store_order {
+                self.stores[s].links(&mut self.links);
+            }
+        }
+        let dynamic: Vec<bool> = self
+            .bodies
+            .iter()
+            .map(|slot| slot.body.as_ref().is_some_and(Body::is_dynamic))
+            .collect();
+        let assignment = self.direct.rebuild(&self.links, &dynamic);
+        let mut it = assignment.iter();
+        for &s in &self.store_order {
+            if self.direct_solve {
+                self.stores[s].assign(&mut it);
+            } else {
+                self.stores[s].assign(&mut [].iter());
+            }
+        }
+        self.topology_changed = false;
+        self.direct_built = self.direct_solve;
     }
 }
 

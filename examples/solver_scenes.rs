@@ -1,0 +1,69 @@
+//! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
+//! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
+//! measures them. `cargo run --release --example solver_scenes -- [chain|chain_hang|grid]
+//! [--links N] [--grid N] [--substeps N] [--iterations N] [--no-direct]`.
+
+#[path = "common/scenes.rs"]
+mod scenes;
+
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let links = value("--links").unwrap_or(200);
+    let grid = value("--grid").unwrap_or(100);
+    let which: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| ["chain", "chain_hang", "grid"].contains(a))
+        .collect();
+    let which = if which.is_empty() {
+        vec!["chain", "chain_hang", "grid"]
+    } else {
+        which
+    };
+    println!("{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}", "scene", "steps", "ms/step", "final max", "final mean", "run max");
+    for name in which {
+        let (mut scene, steps) = match name {
+            "chain" => (scenes::chain(links, false), 600),
+            "chain_hang" => (scenes::chain(links, true), 600),
+            _ => (scenes::joint_grid(grid), 300),
+        };
+        if let Some(n) = value("--substeps") {
+            scene.space.substeps = n as u32;
+        }
+        if let Some(n) = value("--iterations") {
+            scene.space.velocity_iterations = n as u32;
+        }
+        if args.iter().any(|a| a == "--no-direct") {
+            scene.space.direct_solve = false;
+        }
+        let mut timed = 0.0f64;
+        let mut run_max = 0.0f32;
+        for step in 0..steps {
+            let start = Instant::now();
+            scene.space.step(1.0 / 60.0);
+            let elapsed = start.elapsed().as_secs_f64();
+            if step > 0 {
+                timed += elapsed;
+            }
+            run_max = run_max.max(scene.error().0);
+        }
+        let (max, mean) = scene.error();
+        println!(
+            "{:<11} {:>9} {:>10.4} {:>11.5} {:>11.5} {:>11.5}",
+            name,
+            steps,
+            timed * 1e3 / (steps - 1) as f64,
+            max,
+            mean,
+            run_max
+        );
+    }
+}

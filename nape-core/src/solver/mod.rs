@@ -1,0 +1,931 @@
+//! The solver: per-type constraint stores and the phases of a substep.
+//!
+//! Constraints of one type `T: Constraint<D, B>` live together in a `Store<T, D, B>`: a
+//! dense `Vec` of entries (the constraint, its settings, its slots' body indices and every
+//! per-substep cache), addressed through generational slots. The [`Space`](crate::Space)
+//! keeps one boxed `ErasedStore` per type and calls one method per store and phase, so
+//! dynamic dispatch happens once per constraint type per phase; the loops over
+//! constraints inside a store are monomorphic.
+//!
+//! # The step
+//!
+//! A step of `dt` runs `substeps` substeps of `h = dt / substeps` (the "soft step" of
+//! Box2D v3, reference/peers.md §3). Each substep:
+//!
+//! 1. integrates gravity and forces into velocities;
+//! 2. prepares every active constraint at the current poses (rows, `J`, `K`, biases) and
+//!    factorises the joint system of every acyclic island ([`direct`]);
+//! 3. warm starts with the impulse of the previous substep;
+//! 4. **biased pass**: acyclic islands are solved exactly in one sparse solve; islands
+//!    with loops (meshes) get `velocity_iterations` Gauss–Seidel sweeps, their stiff rows
+//!    made soft (`joint_hertz`, `joint_damping_ratio`) so the sweeps stay stable;
+//! 5. integrates velocities into poses;
+//! 6. **relax pass**: the same solves without the positional bias, so the velocity that
+//!    corrected the positions is removed again and reported velocities match the motion.
+//!
+//! # Rows and weights
+//!
+//! Every row `i` has a weight `w_i ∈ {−1, 0, +1}` from `c = position_error(q)` and its
+//! bounds: equality `w = 1, C' = c − min`; below `min`: `w = −1, C' = min − c`; above
+//! `max`: `w = 1, C' = c − max`; inside: `w = 0` (row inactive) for a soft constraint. A
+//! stiff row inside its range is *speculative* (as in Box2D): it takes the nearer bound,
+//! `C' = −gap`, a bias `C'/h` and only ever pushes, so it stops an approach exactly at
+//! the bound and does nothing otherwise. The solver works in the weighted space
+//! `J' = diag(w) J`, `K' = diag(w) K diag(w)`, in which the accumulated impulse `λ'` of an
+//! inequality row is clamped to `≤ 0` (push only). Constraints reporting
+//! `HAS_LIMITS = false` skip all of this: every row is the equality `c = 0`.
+
+pub(crate) mod direct;
+
+use std::any::Any;
+
+use crate::constraint::{Bounds, Constraint, SharedSlots};
+use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
+use crate::settings::ConstraintSettings;
+use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
+use direct::{DirectSlot, DirectSystem, Link};
+
+/// The numbers every constraint's substep needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Substep {
+    /// Substep length.
+    pub(crate) h: f32,
+    /// Softness of stiff rows in islands with loops (Gauss–Seidel).
+    pub(crate) joint_softness: Softness,
+    /// Fraction of a stiff row's error removed per substep in an exact (direct) solve.
+    pub(crate) direct_bias: f32,
+}
+
+/// A row's soft update `Δλ = −mass_scale·K⁻¹(J v + bias_rate·C) − impulse_scale·λ`
+/// (Box2D v3's `b2Softness`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
+    pub(crate) impulse_scale: f32,
+}
+
+impl Softness {
+    /// Rigid: no bias, full mass.
+    pub(crate) const RIGID: Self = Self {
+        bias_rate: 0.0,
+        mass_scale: 1.0,
+        impulse_scale: 0.0,
+    };
+
+    /// A spring of `hertz` and damping ratio `zeta` over a substep `h`, relative to the
+    /// row's own effective mass (so independent of the bodies' masses).
+    pub(crate) fn spring(hertz: f32, zeta: f32, h: f32) -> Self {
+        if hertz <= 0.0 {
+            return Self {
+                bias_rate: 0.0,
+                mass_scale: 0.0,
+                impulse_scale: 1.0,
+            };
+        }
+        let omega = std::f32::consts::TAU * hertz;
+        let a1 = 2.0 * zeta + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Self {
+            bias_rate: omega / a1,
+            mass_scale: a2 * a3,
+            impulse_scale: a3,
+        }
+    }
+
+    /// The compliance `γ₀` relative to `K` that gives the same update in an exact solve:
+    /// `(K + γ₀ K) Δλ = −(J v + bias) − γ₀ K λ`.
+    fn relative_compliance(self) -> f32 {
+        if self.mass_scale > 0.0 {
+            self.impulse_scale / self.mass_scale
+        } else {
+            f32::INFINITY
+        }
+    }
+}
+
+/// Relative compliance of a stiff row in an exact solve: negligible for the answer, and
+/// enough to make redundant rows of one joint (a weld on top of a pivot) solvable.
+const STIFF_COMPLIANCE: f32 = 1e-6;
+
+/// Why and by how much a constraint broke during the step (reported at its end).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Break {
+    cause: BreakCause,
+    value: f32,
+    limit: f32,
+}
+
+impl Break {
+    /// `|λ| > max_force·h` in one substep, reported as the force `|λ| / h`.
+    fn force(impulse_squared: f32, h: f32, max_force: f32) -> Self {
+        Self {
+            cause: BreakCause::Force,
+            value: impulse_squared.sqrt() / h,
+            limit: max_force,
+        }
+    }
+
+    /// `|C| > max_error`.
+    fn error(error_squared: f32, max_error: f32) -> Self {
+        Self {
+            cause: BreakCause::Error,
+            value: error_squared.sqrt(),
+            limit: max_error,
+        }
+    }
+}
+
+/// One constraint and everything the solver caches for it.
+pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
+    pub(crate) constraint: T,
+    pub(crate) settings: ConstraintSettings,
+    /// The sparse slot that owns this entry (for swap-removal and ids).
+    slot: u32,
+    /// Index of each slot's body in the compact body arrays.
+    pub(crate) bodies: [usize; B],
+    /// Pairs of slots holding the same body.
+    shared: SharedSlots,
+    /// For each slot, the first slot holding the same body.
+    local: [usize; B],
+    /// Inverse masses of the slots, gathered at prepare.
+    inverse_masses: [InverseMass; B],
+    jacobian: T::Jacobian,
+    /// `K'⁻¹` on the active rows (rigid).
+    k_inv: [[f32; D]; D],
+    /// Accumulated impulse of the current substep in weighted space (`λ'`).
+    impulse: [f32; D],
+    weights: [f32; D],
+    /// Rows clamped to push only: inequalities, violated or speculative.
+    inequality: [bool; D],
+    /// Per pass (biased, relax): bias velocity, mass scale and impulse scale of each row.
+    bias: [[f32; D]; 2],
+    mass_scale: [[f32; D]; 2],
+    impulse_scale: [[f32; D]; 2],
+    max_impulse: f32,
+    clamp_force: bool,
+    /// Prepared this substep with at least one active row.
+    solving: bool,
+    /// The previous substep's `h`, or 0 when there is no impulse to warm start from.
+    previous_h: f32,
+    /// Where the rows live in the exact solve of an acyclic island, if they do.
+    direct: Option<DirectSlot>,
+    /// Rows handed to the exact solve this substep.
+    direct_rows: [bool; D],
+    /// A direct entry whose limits or force clamp need Gauss–Seidel sweeps too.
+    sweep: bool,
+    /// `Σ w∘λ'` over the substeps of the last step: the physical impulse it applied.
+    step_impulse: [f32; D],
+    /// `Σ Jᵀ(w∘λ')` per slot over the substeps of the last step (aliased slots summed in
+    /// their first slot).
+    step_body_impulse: [Velocity; B],
+    /// Set when the constraint breaks; acted on (and reported) at the end of the step.
+    broken: Option<Break>,
+}
+
+impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
+    /// Sets the slots' body indices and the derived aliasing tables.
+    pub(crate) fn set_body_indices(&mut self, bodies: [usize; B]) {
+        self.bodies = bodies;
+        self.shared = SharedSlots::find(&bodies);
+        self.local =
+            std::array::from_fn(|s| (0..=s).find(|&t| bodies[t] == bodies[s]).unwrap_or(s));
+    }
+
+    /// Forgets the accumulated impulse: no warm start at the next step, and the impulse
+    /// queries read zero until the constraint is stepped again.
+    pub(crate) fn clear_warm_start(&mut self) {
+        self.impulse = [0.0; D];
+        self.previous_h = 0.0;
+        self.solving = false;
+        self.step_impulse = [0.0; D];
+        self.step_body_impulse = [Velocity::default(); B];
+    }
+
+    /// The physical (unweighted) impulse `λ` applied during the last step, all substeps
+    /// together.
+    pub(crate) fn unweighted_impulse(&self) -> [f32; D] {
+        self.step_impulse
+    }
+
+    /// `Jᵀλ` per slot, through the constraint's own `apply_impulse` with unit inverse
+    /// masses: exact for any implementation. Slots with the same entry in `indices` share
+    /// one result (their terms add).
+    fn transpose_times(
+        &self,
+        jacobian: &T::Jacobian,
+        impulse: &[f32; D],
+        indices: &[usize; B],
+    ) -> [Velocity; B] {
+        const UNIT: InverseMass = InverseMass {
+            mass: 1.0,
+            inertia: 1.0,
+        };
+        let mut scratch = [Velocity::default(); B];
+        self.constraint
+            .apply_impulse(jacobian, impulse, &[UNIT; B], indices, &mut scratch);
+        scratch
+    }
+
+    /// The world impulse `Jᵀλ` of the last step on each distinct body, as (compact body
+    /// index, linear, angular), in slot order; slots holding the same body are summed.
+    pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
+        (0..B)
+            .filter(|&s| self.local[s] == s)
+            .map(|s| (self.bodies[s], self.step_body_impulse[s]))
+            .collect()
+    }
+
+    fn weighted_impulse(&self) -> [f32; D] {
+        std::array::from_fn(|i| self.weights[i] * self.impulse[i])
+    }
+
+    /// Marks the entry as applying nothing this step.
+    fn idle(&mut self) {
+        self.solving = false;
+        self.impulse = [0.0; D];
+        self.previous_h = 0.0;
+    }
+}
+
+/// `(w, C', inequality)` of every row for the error `c` and the bounds.
+#[inline]
+fn rows<const D: usize>(c: &[f32; D], bounds: &[Bounds; D]) -> ([f32; D], [f32; D], [bool; D]) {
+    let mut w = [0.0; D];
+    let mut e = [0.0; D];
+    let mut inequality = [false; D];
+    for i in 0..D {
+        let Bounds { min, max } = bounds[i];
+        if min == max {
+            w[i] = 1.0;
+            e[i] = c[i] - min;
+        } else {
+            inequality[i] = true;
+            if c[i] < min {
+                w[i] = -1.0;
+                e[i] = min - c[i];
+            } else if c[i] > max {
+                w[i] = 1.0;
+                e[i] = c[i] - max;
+            }
+        }
+    }
+    (w, e, inequality)
+}
+
+/// Makes every inactive inequality row of a stiff constraint speculative: `w` for the
+/// nearer bound and `C'` the negative gap to it. With the bias `C'/h` and push-only
+/// clamping such a row applies nothing unless the bodies would cross the bound within
+/// the substep, and then exactly enough to land on it. Returns which rows it changed.
+#[inline]
+fn speculate<const D: usize>(
+    c: &[f32; D],
+    bounds: &[Bounds; D],
+    (w, e, inequality): &mut ([f32; D], [f32; D], [bool; D]),
+) -> [bool; D] {
+    let mut speculative = [false; D];
+    for i in 0..D {
+        if !inequality[i] || w[i] != 0.0 {
+            continue;
+        }
+        let Bounds { min, max } = bounds[i];
+        let (below, above) = (c[i] - min, max - c[i]);
+        if above <= below {
+            if above.is_finite() {
+                w[i] = 1.0;
+                e[i] = -above;
+                speculative[i] = true;
+            }
+        } else if below.is_finite() {
+            w[i] = -1.0;
+            e[i] = -below;
+            speculative[i] = true;
+        }
+    }
+    speculative
+}
+
+/// `K' = diag(w) K diag(w)` and the mask of active rows.
+#[inline]
+fn weighted<const D: usize>(k: &[[f32; D]; D], w: &[f32; D]) -> ([[f32; D]; D], [bool; D]) {
+    let mut out = *k;
+    for i in 0..D {
+        for j in 0..D {
+            out[i][j] *= w[i] * w[j];
+        }
+    }
+    (out, std::array::from_fn(|i| w[i] != 0.0))
+}
+
+/// The solver phases of one constraint type, behind a trait object (see the module docs).
+pub(crate) trait ErasedStore: Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The constraint type's name (orders the stores, so that no result depends on which
+    /// type was added first).
+    fn name(&self) -> &'static str;
+    /// Number of live constraints.
+    fn len(&self) -> usize;
+    /// The body slots and rows of every active constraint, in dense order.
+    fn links(&self, out: &mut Vec<Link>);
+    /// Where each active constraint (in the order of [`links`](Self::links)) lives in
+    /// the exact solve; consumes its part of `assignment`.
+    fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>);
+    /// Forgets last step's totals.
+    fn begin_step(&mut self);
+    /// Rows, `J`, `K'⁻¹`, biases, the rescaled warm start; rows of acyclic islands are
+    /// written into `direct`.
+    fn prepare(
+        &mut self,
+        substep: &Substep,
+        poses: &[Pose],
+        inverse_masses: &[InverseMass],
+        direct: &mut DirectSystem,
+    );
+    /// Applies the warm-start impulses.
+    fn warm_start(&mut self, velocities: &mut [Velocity]);
+    /// Reads back the impulses of the exact solve (and checks them against `max_force`).
+    fn pull_direct(&mut self, direct: &DirectSystem);
+    /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve.
+    fn push_direct(&mut self, direct: &mut DirectSystem);
+    /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
+    /// not solved exactly, and the limits of those that are.
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]);
+    /// Adds this substep's impulses to the step's totals.
+    fn end_substep(&mut self);
+    /// Removes or deactivates the constraints that broke this step; reports them.
+    fn process_broken(&mut self, broken: &mut Vec<BreakEvent>);
+    /// Removes every constraint with a slot on the body at compact index `body`.
+    fn remove_attached(&mut self, body: usize, removed: &mut Vec<ConstraintId>);
+    /// Reports every constraint with a slot on the body at compact index `body`.
+    fn attached(&self, body: usize, out: &mut Vec<ConstraintId>);
+    /// The compact body index of each slot of the constraint `(index, generation)`.
+    fn slot_bodies(&self, index: u32, generation: u32) -> Option<Vec<usize>>;
+    /// [`Entry::body_impulses`] of the constraint `(index, generation)`.
+    fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>>;
+    /// Removes the constraint `id` names, if it is live here.
+    fn remove_id(&mut self, index: u32, generation: u32) -> bool;
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    generation: u32,
+    /// Index into `entries`, or `u32::MAX` when free.
+    dense: u32,
+}
+
+const FREE: u32 = u32::MAX;
+
+/// All constraints of type `T` in one space.
+pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
+    space: u32,
+    store: u32,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    entries: Vec<Entry<T, D, B>>,
+}
+
+impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
+    pub(crate) fn new(space: u32, store: u32) -> Self {
+        Self {
+            space,
+            store,
+            slots: Vec::new(),
+            free: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// Adds a validated constraint; returns its `(slot, generation)`.
+    pub(crate) fn insert(
+        &mut self,
+        constraint: T,
+        settings: ConstraintSettings,
+        bodies: [usize; B],
+    ) -> (u32, u32) {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    dense: FREE,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[slot as usize].dense = self.entries.len() as u32;
+        let mut entry = Entry {
+            constraint,
+            settings,
+            slot,
+            bodies,
+            shared: SharedSlots::NONE,
+            local: [0; B],
+            inverse_masses: [InverseMass::default(); B],
+            jacobian: T::Jacobian::default(),
+            k_inv: [[0.0; D]; D],
+            impulse: [0.0; D],
+            weights: [0.0; D],
+            inequality: [false; D],
+            bias: [[0.0; D]; 2],
+            mass_scale: [[1.0; D]; 2],
+            impulse_scale: [[0.0; D]; 2],
+            max_impulse: f32::INFINITY,
+            clamp_force: false,
+            solving: false,
+            previous_h: 0.0,
+            direct: None,
+            direct_rows: [false; D],
+            sweep: false,
+            step_impulse: [0.0; D],
+            step_body_impulse: [Velocity::default(); B],
+            broken: None,
+        };
+        entry.set_body_indices(bodies);
+        self.entries.push(entry);
+        (slot, self.slots[slot as usize].generation)
+    }
+
+    fn dense(&self, index: u32, generation: u32) -> Option<usize> {
+        let slot = self.slots.get(index as usize)?;
+        (slot.generation == generation && slot.dense != FREE).then_some(slot.dense as usize)
+    }
+
+    pub(crate) fn get(&self, index: u32, generation: u32) -> Option<&Entry<T, D, B>> {
+        self.dense(index, generation).map(|d| &self.entries[d])
+    }
+
+    pub(crate) fn get_mut(&mut self, index: u32, generation: u32) -> Option<&mut Entry<T, D, B>> {
+        self.dense(index, generation).map(|d| &mut self.entries[d])
+    }
+
+    /// Removes the entry at dense index `d` (swap-remove), retiring its slot.
+    fn remove_dense(&mut self, d: usize) -> Entry<T, D, B> {
+        let entry = self.entries.swap_remove(d);
+        if let Some(moved) = self.entries.get(d) {
+            self.slots[moved.slot as usize].dense = d as u32;
+        }
+        let slot = &mut self.slots[entry.slot as usize];
+        slot.dense = FREE;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(entry.slot);
+        entry
+    }
+
+    pub(crate) fn remove(&mut self, index: u32, generation: u32) -> Option<T> {
+        let d = self.dense(index, generation)?;
+        Some(self.remove_dense(d).constraint)
+    }
+
+    fn id_of(&self, entry: &Entry<T, D, B>) -> ConstraintId {
+        ConstraintId {
+            space: self.space,
+            store: self.store,
+            index: entry.slot,
+            generation: self.slots[entry.slot as usize].generation,
+        }
+    }
+
+    /// Prepares one entry for a substep.
+    fn prepare_entry(
+        e: &mut Entry<T, D, B>,
+        substep: &Substep,
+        poses: &[Pose],
+        inverse: &[InverseMass],
+        direct: &mut DirectSystem,
+    ) {
+        e.solving = false;
+        e.direct_rows = [false; D];
+        if !e.settings.active || e.broken.is_some() {
+            // Applies nothing: nothing to report, nothing to warm start from.
+            e.idle();
+            return;
+        }
+        let h = substep.h;
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        e.inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
+
+        // Last substep's physical impulse, rescaled for a new h (Nape: jAcc *= dt/pre_dt).
+        let scale = if e.previous_h > 0.0 {
+            h / e.previous_h
+        } else {
+            0.0
+        };
+        let previous: [f32; D] = std::array::from_fn(|i| e.weights[i] * e.impulse[i] * scale);
+
+        let s = e.settings;
+        let (w, error, inequality, speculative) = if T::VELOCITY_ONLY {
+            ([1.0; D], [0.0; D], [false; D], [false; D])
+        } else {
+            let c = e.constraint.position_error(&slot_poses);
+            let (mut r, speculative) = if T::HAS_LIMITS {
+                let bounds = e.constraint.bounds();
+                let mut r = rows(&c, &bounds);
+                let speculative = if s.stiff {
+                    speculate(&c, &bounds, &mut r)
+                } else {
+                    [false; D]
+                };
+                (r, speculative)
+            } else {
+                (([1.0; D], c, [false; D]), [false; D])
+            };
+            // A non-finite error (a user's constraint gone wrong) disables its rows.
+            for i in 0..D {
+                if !r.1[i].is_finite() {
+                    r.0[i] = 0.0;
+                    r.1[i] = 0.0;
+                }
+            }
+            if s.break_under_error {
+                let violated: [f32; D] =
+                    std::array::from_fn(|i| if speculative[i] { 0.0 } else { r.1[i] });
+                let error_squared = length_squared(&violated);
+                if error_squared > s.max_error * s.max_error {
+                    e.broken = Some(Break::error(error_squared, s.max_error));
+                    e.idle();
+                    return;
+                }
+            }
+            (r.0, r.1, r.2, speculative)
+        };
+        e.jacobian = e.constraint.jacobian(&slot_poses);
+        let k = e
+            .constraint
+            .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
+        let (k, active) = weighted(&k, &w);
+        e.k_inv = invert_active(&k, &active);
+
+        let in_direct = e.direct.is_some();
+        let spring = if T::VELOCITY_ONLY || s.stiff {
+            None
+        } else {
+            Some(Softness::spring(s.frequency, s.damping, h))
+        };
+        let mut soft_bias = [0.0; D];
+        if let Some(spring) = spring {
+            soft_bias = error.map(|x| spring.bias_rate * x);
+            clamp_length(&mut soft_bias, s.max_error);
+        }
+        for i in 0..D {
+            let (bias, rate) = if T::VELOCITY_ONLY {
+                let b = e.constraint.velocity_bias()[i];
+                ([b, b], Softness::RIGID)
+            } else if let Some(spring) = spring {
+                ([soft_bias[i]; 2], spring)
+            } else if speculative[i] {
+                ([error[i] / h; 2], Softness::RIGID)
+            } else if in_direct {
+                ([substep.direct_bias * error[i] / h, 0.0], Softness::RIGID)
+            } else {
+                let soft = substep.joint_softness;
+                ([soft.bias_rate * error[i], 0.0], soft)
+            };
+            e.bias[0][i] = bias[0];
+            e.bias[1][i] = bias[1];
+            e.mass_scale[0][i] = rate.mass_scale;
+            e.impulse_scale[0][i] = rate.impulse_scale;
+            // The relax pass keeps springs and speculative limits, and is rigid otherwise.
+            let relax = if spring.is_some() { rate } else { Softness::RIGID };
+            e.mass_scale[1][i] = relax.mass_scale;
+            e.impulse_scale[1][i] = relax.impulse_scale;
+        }
+        e.clamp_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
+        e.max_impulse = s.max_force * h;
+
+        // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
+        // (inequalities) on the wrong side start from zero.
+        for i in 0..D {
+            let mut l = w[i] * previous[i];
+            if e.k_inv[i][i] == 0.0 || ((inequality[i] || speculative[i]) && l > 0.0) {
+                l = 0.0;
+            }
+            e.impulse[i] = l;
+        }
+        e.weights = w;
+        e.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
+        e.previous_h = h;
+        e.solving = active.iter().any(|&a| a);
+        e.sweep = false;
+
+        if let (Some(slot), true) = (e.direct, e.solving) {
+            let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
+            let distinct: [usize; B] = std::array::from_fn(|s| s);
+            for i in 0..D {
+                if w[i] == 0.0 || e.k_inv[i][i] == 0.0 || speculative[i] {
+                    continue;
+                }
+                e.direct_rows[i] = true;
+                let mut unit = [0.0; D];
+                unit[i] = w[i];
+                let row = e
+                    .transpose_times(&e.jacobian, &unit, &distinct)
+                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
+                direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
+            }
+            for i in 0..D {
+                for j in 0..D {
+                    if e.direct_rows[i] && e.direct_rows[j] {
+                        direct.set_compliance(&slot, i, j, gamma0 * k[i][j]);
+                    }
+                }
+            }
+            e.sweep = e.clamp_force
+                || (0..D).any(|i| e.weights[i] != 0.0 && (e.inequality[i] || !e.direct_rows[i]));
+        }
+    }
+
+    /// One Gauss–Seidel update of one entry.
+    #[inline]
+    fn solve_entry(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
+        let v = e
+            .constraint
+            .velocity_error(&e.jacobian, &e.bodies, velocities);
+        // Without limits every weight is 1: the weighting is compiled out.
+        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
+        let rhs: [f32; D] = std::array::from_fn(|i| weight(i) * v[i] + e.bias[pass][i]);
+        let solved = mul_vec(&e.k_inv, &rhs);
+        let old = e.impulse;
+        let mut new = [0.0; D];
+        for i in 0..D {
+            new[i] = old[i] - e.mass_scale[pass][i] * solved[i] - e.impulse_scale[pass][i] * old[i];
+            if T::HAS_LIMITS && e.inequality[i] && new[i] > 0.0 {
+                new[i] = 0.0;
+            }
+        }
+        if e.settings.break_under_force {
+            let impulse_squared = length_squared(&new);
+            if impulse_squared > e.max_impulse * e.max_impulse {
+                e.broken = Some(Break::force(
+                    impulse_squared,
+                    e.previous_h,
+                    e.settings.max_force,
+                ));
+                e.solving = false;
+                return;
+            }
+        }
+        if e.clamp_force {
+            clamp_length(&mut new, e.max_impulse);
+        }
+        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
+        e.impulse = new;
+        e.constraint.apply_impulse(
+            &e.jacobian,
+            &delta,
+            &e.inverse_masses,
+            &e.bodies,
+            velocities,
+        );
+    }
+}
+
+impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<T, D, B> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn links(&self, out: &mut Vec<Link>) {
+        for e in &self.entries {
+            if !e.settings.active {
+                continue;
+            }
+            let mut bodies = [0u32; SharedSlots::MAX_SLOTS];
+            for (b, &x) in bodies.iter_mut().zip(&e.bodies) {
+                *b = x as u32;
+            }
+            out.push(Link {
+                rows: D,
+                bodies,
+                slots: B,
+            });
+        }
+    }
+
+    fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>) {
+        for e in &mut self.entries {
+            e.direct = if e.settings.active {
+                assignment.next().copied().flatten()
+            } else {
+                None
+            };
+        }
+    }
+
+    fn begin_step(&mut self) {
+        for e in &mut self.entries {
+            e.step_impulse = [0.0; D];
+            e.step_body_impulse = [Velocity::default(); B];
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        substep: &Substep,
+        poses: &[Pose],
+        inverse_masses: &[InverseMass],
+        direct: &mut DirectSystem,
+    ) {
+        for e in &mut self.entries {
+            Self::prepare_entry(e, substep, poses, inverse_masses, direct);
+        }
+    }
+
+    fn warm_start(&mut self, velocities: &mut [Velocity]) {
+        for e in &mut self.entries {
+            if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
+                let delta = e.weighted_impulse();
+                e.constraint.apply_impulse(
+                    &e.jacobian,
+                    &delta,
+                    &e.inverse_masses,
+                    &e.bodies,
+                    velocities,
+                );
+            }
+        }
+    }
+
+    fn pull_direct(&mut self, direct: &DirectSystem) {
+        for e in &mut self.entries {
+            let Some(slot) = e.direct else { continue };
+            if !e.solving {
+                continue;
+            }
+            for i in 0..D {
+                if e.direct_rows[i] {
+                    e.impulse[i] = direct.impulse(&slot, i);
+                }
+            }
+            if e.settings.break_under_force {
+                let impulse_squared = length_squared(&e.impulse);
+                if impulse_squared > e.max_impulse * e.max_impulse {
+                    e.broken = Some(Break::force(
+                        impulse_squared,
+                        e.previous_h,
+                        e.settings.max_force,
+                    ));
+                }
+            }
+        }
+    }
+
+    fn push_direct(&mut self, direct: &mut DirectSystem) {
+        for e in &mut self.entries {
+            let Some(slot) = e.direct else { continue };
+            if !e.sweep {
+                continue;
+            }
+            for i in 0..D {
+                if e.direct_rows[i] {
+                    direct.set_impulse(&slot, i, e.impulse[i]);
+                }
+            }
+        }
+    }
+
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]) {
+        for e in &mut self.entries {
+            if e.solving && (e.direct.is_none() || e.sweep) {
+                Self::solve_entry(e, pass, velocities);
+            }
+        }
+    }
+
+    fn end_substep(&mut self) {
+        for e in &mut self.entries {
+            if !e.solving && e.broken.is_none() {
+                continue;
+            }
+            let impulse = e.weighted_impulse();
+            for (total, x) in e.step_impulse.iter_mut().zip(impulse) {
+                *total += x;
+            }
+            let body = e.transpose_times(&e.jacobian, &impulse, &e.local);
+            for (total, v) in e.step_body_impulse.iter_mut().zip(body) {
+                total.linear += v.linear;
+                total.angular += v.angular;
+            }
+        }
+    }
+
+    fn process_broken(&mut self, broken: &mut Vec<BreakEvent>) {
+        let mut d = 0;
+        while d < self.entries.len() {
+            let Some(Break {
+                cause,
+                value,
+                limit,
+            }) = self.entries[d].broken
+            else {
+                d += 1;
+                continue;
+            };
+            broken.push(BreakEvent {
+                constraint: self.id_of(&self.entries[d]),
+                cause,
+                value,
+                limit,
+            });
+            if self.entries[d].settings.remove_on_break {
+                self.remove_dense(d);
+            } else {
+                // Deactivated: the impulse it applied during this step stays readable
+                // until the next step, but is never used as a warm start.
+                let e = &mut self.entries[d];
+                e.broken = None;
+                e.settings.active = false;
+                e.previous_h = 0.0;
+                e.solving = false;
+                e.direct = None;
+                d += 1;
+            }
+        }
+    }
+
+    fn attached(&self, body: usize, out: &mut Vec<ConstraintId>) {
+        out.extend(
+            self.entries
+                .iter()
+                .filter(|e| e.bodies.contains(&body))
+                .map(|e| self.id_of(e)),
+        );
+    }
+
+    fn slot_bodies(&self, index: u32, generation: u32) -> Option<Vec<usize>> {
+        self.get(index, generation).map(|e| e.bodies.to_vec())
+    }
+
+    fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>> {
+        self.get(index, generation).map(Entry::body_impulses)
+    }
+
+    fn remove_attached(&mut self, body: usize, removed: &mut Vec<ConstraintId>) {
+        let mut d = 0;
+        while d < self.entries.len() {
+            if self.entries[d].bodies.contains(&body) {
+                removed.push(self.id_of(&self.entries[d]));
+                self.remove_dense(d);
+            } else {
+                d += 1;
+            }
+        }
+    }
+
+    fn remove_id(&mut self, index: u32, generation: u32) -> bool {
+        self.remove(index, generation).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_weights_follow_the_bounds() {
+        let bounds = [
+            Bounds::new(1.0, 1.0),
+            Bounds::new(0.0, 2.0),
+            Bounds::new(0.0, 2.0),
+            Bounds::new(0.0, 2.0),
+        ];
+        let (w, e, ineq) = rows(&[1.5, -0.5, 1.0, 2.5], &bounds);
+        assert_eq!(w, [1.0, -1.0, 0.0, 1.0]);
+        assert_eq!(e, [0.5, 0.5, 0.0, 0.5]);
+        assert_eq!(ineq, [false, true, true, true]);
+    }
+
+    #[test]
+    fn inside_rows_of_a_stiff_constraint_speculate_on_the_nearer_bound() {
+        let bounds = [Bounds::new(0.0, 2.0), Bounds::new(0.0, 2.0), Bounds::new(0.0, f32::INFINITY)];
+        let c = [0.5, 1.75, 3.0];
+        let mut r = rows(&c, &bounds);
+        let speculative = speculate(&c, &bounds, &mut r);
+        assert_eq!(speculative, [true, true, true]);
+        assert_eq!(r.0, [-1.0, 1.0, -1.0]);
+        assert_eq!(r.1, [-0.5, -0.25, -3.0]);
+    }
+
+    #[test]
+    fn a_rigid_spring_is_rigid_and_a_zero_hertz_spring_is_inert() {
+        let h = 1.0 / 240.0;
+        let stiff = Softness::spring(1e9, 1.0, h);
+        assert!((stiff.mass_scale - 1.0).abs() < 1e-3 && stiff.impulse_scale < 1e-3);
+        assert!((stiff.bias_rate * h - 1.0).abs() < 1e-3);
+        let inert = Softness::spring(0.0, 1.0, h);
+        assert_eq!((inert.mass_scale, inert.impulse_scale), (0.0, 1.0));
+    }
+}
