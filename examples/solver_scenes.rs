@@ -28,7 +28,10 @@ fn main() {
     } else {
         which
     };
-    println!("{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}", "scene", "steps", "ms/step", "final max", "final mean", "run max");
+    println!(
+        "{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}",
+        "scene", "steps", "ms/step", "final max", "final mean", "run max"
+    );
     for name in which {
         let (mut scene, steps) = match name {
             "chain" => (scenes::chain(links, false), 600),

@@ -684,10 +684,13 @@ fn two_weights(kind: Pulley, slack: f32, equality: bool) -> (f32, f32, f32) {
 const ATWOOD_STEPS: usize = 54;
 
 /// Distance travelled from rest in `steps` steps of constant acceleration `a` with the
-/// space's semi-implicit Euler (`a·dt²·n(n+1)/2`, 1/n more than `a·t²/2`).
+/// space's semi-implicit Euler over its substeps (`a·h²·n(n+1)/2` for `n` substeps of
+/// `h`, 1/n more than `a·t²/2`).
 fn discrete_travel(a: f32, steps: usize) -> f32 {
-    let n = steps as f32;
-    0.5 * a * DT * DT * n * (n + 1.0)
+    let substeps = Space::new().substeps as f32;
+    let n = steps as f32 * substeps;
+    let h = DT / substeps;
+    0.5 * a * h * h * n * (n + 1.0)
 }
 
 #[test]

@@ -37,8 +37,16 @@ impl Scene {
         let mut sum = 0.0f32;
         for &h in &self.pivots {
             let p = self.space.constraint(h).expect("live pivot");
-            let a = self.space.body(p.body1).expect("body").world_point(p.anchor1);
-            let b = self.space.body(p.body2).expect("body").world_point(p.anchor2);
+            let a = self
+                .space
+                .body(p.body1)
+                .expect("body")
+                .world_point(p.anchor1);
+            let b = self
+                .space
+                .body(p.body2)
+                .expect("body")
+                .world_point(p.anchor2);
             let d = a.distance(b);
             max = max.max(if d.is_finite() { d } else { f32::INFINITY });
             sum += d;
@@ -83,7 +91,10 @@ pub fn chain(links: usize, hanging: bool) -> Scene {
     let mut previous = (anchor, Vec2::ZERO);
     for i in 0..links {
         let (position, angle) = if hanging {
-            (Vec2::new(0.0, -(0.5 + i as f32)), -std::f32::consts::FRAC_PI_2)
+            (
+                Vec2::new(0.0, -(0.5 + i as f32)),
+                -std::f32::consts::FRAC_PI_2,
+            )
         } else {
             (Vec2::new(0.5 + i as f32, 0.0), 0.0)
         };

@@ -5,9 +5,9 @@
 
 use glam::Vec2;
 
-use crate::types::{InverseMass, Pose, Velocity};
-pub use crate::types::BodyHandle;
 use crate::error::Error;
+pub use crate::types::BodyHandle;
+use crate::types::{InverseMass, Pose, Velocity};
 
 /// How a body takes part in the simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,7 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::direct::{DirectSystem, Link};
-use crate::solver::{ErasedStore, Store, Softness, Substep};
+use crate::solver::{ErasedStore, Softness, Store, Substep};
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
 /// Source of the space ids that make handles of one space invalid in another.
@@ -114,9 +114,6 @@ pub struct Space {
     pub joint_hertz: f32,
     /// Damping ratio of that stiffness. Default 2 (well over-damped).
     pub joint_damping_ratio: f32,
-    /// Fraction of a stiff row's positional error that an exact (direct) solve removes in
-    /// one substep. Default 0.8.
-    pub direct_bias: f32,
     direct: DirectSystem,
     /// Set by every change of bodies or constraints that may change the islands.
     topology_changed: bool,
@@ -170,7 +167,6 @@ impl Space {
             direct_solve: true,
             joint_hertz: 60.0,
             joint_damping_ratio: 2.0,
-            direct_bias: 0.8,
             direct: DirectSystem::default(),
             topology_changed: true,
             direct_built: false,
@@ -836,14 +832,14 @@ impl Space {
         }
         let substeps = self.substeps.max(1);
         let h = dt / substeps as f32;
-        let substep = Substep {
+        let mut substep = Substep {
             h,
             joint_softness: Softness::spring(
                 self.joint_hertz.min(0.25 / h),
                 self.joint_damping_ratio,
                 h,
             ),
-            direct_bias: self.direct_bias,
+            first: true,
         };
 
         // The compact arrays; the acceleration of each body over the step.
@@ -861,7 +857,8 @@ impl Space {
             self.stores[s].begin_step();
         }
 
-        for _ in 0..substeps {
+        for k in 0..substeps {
+            substep.first = k == 0;
             for (i, slot) in self.bodies.iter().enumerate() {
                 let Some(body) = &slot.body else { continue };
                 if body.kind() == BodyKind::Dynamic {
@@ -873,7 +870,12 @@ impl Space {
             }
             self.direct.begin_substep();
             for &s in &self.store_order {
-                self.stores[s].prepare(&substep, &self.poses, &self.inverse_masses, &mut self.direct);
+                self.stores[s].prepare(
+                    &substep,
+                    &self.poses,
+                    &self.inverse_masses,
+                    &mut self.direct,
+                );
             }
             let direct = !self.direct.is_empty();
             if direct {
@@ -890,6 +892,21 @@ impl Space {
                     }
                     _ => {}
                 }
+            }
+            if direct {
+                // The factor is from the substep's start, so one projection leaves an error
+                // of order ω·h times the one it removed; at the end of the step, where the
+                // user sees the poses, a second one takes that away too.
+                let projections = if k + 1 == substeps { 2 } else { 1 };
+                for _ in 0..projections {
+                    for &s in &self.store_order {
+                        self.stores[s].position_errors(&self.poses, &mut self.direct);
+                    }
+                    self.direct.project(&self.inverse_masses, &mut self.poses);
+                }
+            }
+            for &s in &self.store_order {
+                self.stores[s].correct_limits(&mut self.poses);
             }
             self.solve_pass(1, self.relax_iterations, direct);
             for &s in &self.store_order {
@@ -922,7 +939,8 @@ impl Space {
                     self.stores[s].push_direct(&mut self.direct);
                 }
             }
-            self.direct.solve(pass, &mut self.velocities);
+            self.direct
+                .solve(pass, &self.inverse_masses, &mut self.velocities);
             for &s in &self.store_order {
                 self.stores[s].pull_direct(&self.direct);
             }

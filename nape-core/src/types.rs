@@ -124,8 +124,8 @@ pub struct InverseMass {
 }
 
 /// An untyped constraint id (space, type slot, index, generation), e.g. for events such
-/// as [`Space::broken_constraints`] and for [`Space::constraints_of`]. Compare it with
-/// [`ConstraintHandle::id`], or recover the typed handle with [`Space::typed_handle`].
+/// as [`Space::broken_constraints`](crate::Space::broken_constraints) and for [`Space::constraints_of`](crate::Space::constraints_of). Compare it with
+/// [`ConstraintHandle::id`](crate::ConstraintHandle::id), or recover the typed handle with [`Space::typed_handle`](crate::Space::typed_handle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConstraintId {
     pub(crate) space: u32,
@@ -148,7 +148,7 @@ pub enum BreakCause {
     Error,
 }
 
-/// A constraint broke during the last step: see [`Space::broken_constraints`].
+/// A constraint broke during the last step: see [`Space::broken_constraints`](crate::Space::broken_constraints).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BreakEvent {
     /// The constraint. Its handle is stale if `remove_on_break` was set; otherwise the
@@ -175,4 +175,3 @@ pub struct BodyImpulse {
     /// Angular impulse about the body's centre of mass, counter-clockwise positive.
     pub angular: f32,
 }
-

@@ -22,6 +22,9 @@
 //! constraints that touch them. Islands with a loop (meshes, grids) are left to the
 //! iterative solver.
 
+// Dense block algebra reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
 use std::collections::HashMap;
 
 use crate::constraint::SharedSlots;
@@ -29,7 +32,7 @@ use crate::types::{InverseMass, Velocity};
 
 /// The most rows a super node (all constraints between one set of dynamic bodies) may
 /// have; an island with a larger one is solved iteratively.
-pub(crate) const MAX_ROWS: usize = 8;
+pub(crate) const MAX_ROWS: usize = 6;
 
 /// The most distinct dynamic bodies of one constraint (its slots).
 const MAX_BODIES: usize = SharedSlots::MAX_SLOTS;
@@ -76,10 +79,29 @@ struct SuperNode {
     gamma_offset: usize,
 }
 
+/// A node of the reduced elimination tree. Bodies touched by one or two super nodes are
+/// eliminated first, in closed form (they only add to their super nodes' blocks and
+/// couple the two); bodies shared by three or more super nodes stay nodes of their own
+/// (eliminating them first would couple all their super nodes with each other).
 #[derive(Clone, Copy, Debug)]
 enum NodeKind {
     Body(u32),
     Super(u32),
+}
+
+/// How a node hangs from its parent.
+#[derive(Clone, Copy, Debug)]
+enum Edge {
+    Root,
+    /// Super node ↔ body node; the body's position among the super node's bodies.
+    Body(usize),
+    /// Super node ↔ super node through a body both touch (its positions in child and
+    /// parent).
+    Shared {
+        body: u32,
+        child: usize,
+        parent: usize,
+    },
 }
 
 /// A node of the elimination tree, in elimination order (children before parents).
@@ -89,13 +111,12 @@ struct TreeNode {
     size: usize,
     /// Index (into `nodes`) of the parent, or `NONE` for an island's root.
     parent: u32,
-    /// The position of the body of the edge to the parent among the super node's bodies.
-    link: usize,
+    edge: Edge,
     /// Offset of this node's unknowns in `rhs` / `solution`.
     dof_offset: usize,
     /// Offset of its `size × size` blocks in `blocks` and `inverses`.
     block_offset: usize,
-    /// Offset of its `parent.size × size` coupling block.
+    /// Offset of its `parent.size × size` coupling blocks.
     coupling_offset: usize,
 }
 
@@ -104,14 +125,19 @@ struct TreeNode {
 pub(crate) struct DirectSystem {
     supers: Vec<SuperNode>,
     nodes: Vec<TreeNode>,
-    /// Per row: bias of the biased and of the relax pass, accumulated impulse.
-    bias: [Vec<f64>; 2],
+    /// Number of super nodes touching each body (0 for bodies outside acyclic islands).
+    degree: Vec<u8>,
+    /// Per row: bias of the biased pass, of the relax pass, and the positional error of
+    /// the projection.
+    bias: [Vec<f64>; 3],
     lambda: Vec<f64>,
     jacobian: Vec<f64>,
     gamma: Vec<f64>,
     blocks: Vec<f64>,
     inverses: Vec<f64>,
     couplings: Vec<f64>,
+    /// `C A⁻¹` of each node's coupling, for the forward pass.
+    gains: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
 }
@@ -206,10 +232,10 @@ impl DirectSystem {
             let rows: usize = super_links[s].iter().map(|&l| links[l].rows).sum();
             c.too_large |= rows > MAX_ROWS;
         }
-        let acyclic = |c: &Census| !c.too_large && c.supers > 0 && c.edges + 1 == c.bodies + c.supers;
+        let acyclic =
+            |c: &Census| !c.too_large && c.supers > 0 && c.edges + 1 == c.bodies + c.supers;
 
         // Lay out the super nodes of acyclic islands.
-        let mut super_index: Vec<u32> = vec![NONE; super_keys.len()];
         let (mut rows_total, mut jac_total, mut gamma_total) = (0, 0, 0);
         for (s, (key, n)) in super_keys.iter().enumerate() {
             let root = find(&mut parent, key[0]);
@@ -231,7 +257,6 @@ impl DirectSystem {
                 });
                 row += links[l].rows;
             }
-            super_index[s] = self.supers.len() as u32;
             self.supers.push(SuperNode {
                 rows: row,
                 bodies: *key,
@@ -244,61 +269,65 @@ impl DirectSystem {
             jac_total += row * n * 3;
             gamma_total += row * row;
         }
-        self.bias = [vec![0.0; rows_total], vec![0.0; rows_total]];
+        self.bias = std::array::from_fn(|_| vec![0.0; rows_total]);
         self.lambda = vec![0.0; rows_total];
         self.jacobian = vec![0.0; jac_total];
         self.gamma = vec![0.0; gamma_total];
+        self.build_tree(dynamic.len());
+        assignment
+    }
 
-        // Elimination trees: breadth-first from each island's lowest body, then reversed
-        // so that every node comes before its parent.
-        let mut supers_at: Vec<Vec<u32>> = vec![Vec::new(); dynamic.len()];
+    /// The elimination order of the reduced tree: breadth-first from each island's first
+    /// super node, reversed so that every node comes before its parent.
+    fn build_tree(&mut self, body_count: usize) {
+        let mut supers_at: Vec<Vec<u32>> = vec![Vec::new(); body_count];
         for (i, s) in self.supers.iter().enumerate() {
             for &b in &s.bodies[..s.body_count] {
                 supers_at[b as usize].push(i as u32);
             }
         }
-        let mut visited_body = vec![false; dynamic.len()];
+        self.degree = supers_at.iter().map(|s| s.len().min(255) as u8).collect();
+        let position = |s: &SuperNode, b: u32| {
+            s.bodies[..s.body_count]
+                .iter()
+                .position(|&x| x == b)
+                .unwrap_or(0)
+        };
+        let mut visited_body = vec![false; body_count];
         let mut visited_super = vec![false; self.supers.len()];
         let mut order: Vec<TreeNode> = Vec::new();
-        for start in 0..dynamic.len() {
-            if visited_body[start] || supers_at[start].is_empty() {
+        let node = |kind, size, parent, edge| TreeNode {
+            kind,
+            size,
+            parent,
+            edge,
+            dof_offset: 0,
+            block_offset: 0,
+            coupling_offset: 0,
+        };
+        for start in 0..self.supers.len() {
+            if visited_super[start] {
                 continue;
             }
             let island_start = order.len();
-            visited_body[start] = true;
-            order.push(TreeNode {
-                kind: NodeKind::Body(start as u32),
-                size: 3,
-                parent: NONE,
-                link: 0,
-                dof_offset: 0,
-                block_offset: 0,
-                coupling_offset: 0,
-            });
+            visited_super[start] = true;
+            order.push(node(
+                NodeKind::Super(start as u32),
+                self.supers[start].rows,
+                NONE,
+                Edge::Root,
+            ));
             let mut head = island_start;
             while head < order.len() {
-                let node = order[head];
-                match node.kind {
+                match order[head].kind {
                     NodeKind::Body(b) => {
                         for &s in &supers_at[b as usize] {
-                            if visited_super[s as usize] {
-                                continue;
+                            if !visited_super[s as usize] {
+                                visited_super[s as usize] = true;
+                                let sn = &self.supers[s as usize];
+                                let edge = Edge::Body(position(sn, b));
+                                order.push(node(NodeKind::Super(s), sn.rows, head as u32, edge));
                             }
-                            visited_super[s as usize] = true;
-                            let sn = &self.supers[s as usize];
-                            let link = sn.bodies[..sn.body_count]
-                                .iter()
-                                .position(|&x| x == b)
-                                .unwrap_or(0);
-                            order.push(TreeNode {
-                                kind: NodeKind::Super(s),
-                                size: sn.rows,
-                                parent: head as u32,
-                                link,
-                                dof_offset: 0,
-                                block_offset: 0,
-                                coupling_offset: 0,
-                            });
                         }
                     }
                     NodeKind::Super(s) => {
@@ -308,27 +337,47 @@ impl DirectSystem {
                                 continue;
                             }
                             visited_body[b as usize] = true;
-                            order.push(TreeNode {
-                                kind: NodeKind::Body(b),
-                                size: 3,
-                                parent: head as u32,
-                                link: p,
-                                dof_offset: 0,
-                                block_offset: 0,
-                                coupling_offset: 0,
-                            });
+                            match supers_at[b as usize].len() {
+                                0 | 1 => {}
+                                2 => {
+                                    let other = supers_at[b as usize]
+                                        .iter()
+                                        .copied()
+                                        .find(|&t| t != s)
+                                        .unwrap_or(s);
+                                    if !visited_super[other as usize] {
+                                        visited_super[other as usize] = true;
+                                        let on = &self.supers[other as usize];
+                                        let edge = Edge::Shared {
+                                            body: b,
+                                            child: position(on, b),
+                                            parent: p,
+                                        };
+                                        order.push(node(
+                                            NodeKind::Super(other),
+                                            on.rows,
+                                            head as u32,
+                                            edge,
+                                        ));
+                                    }
+                                }
+                                _ => order.push(node(
+                                    NodeKind::Body(b),
+                                    3,
+                                    head as u32,
+                                    Edge::Body(p),
+                                )),
+                            }
                         }
                     }
                 }
                 head += 1;
             }
-            // Reverse this island's segment; parents are re-pointed below.
             order[island_start..].reverse();
             let len = order.len();
-            for node in &mut order[island_start..] {
-                if node.parent != NONE {
-                    let bfs = node.parent as usize - island_start;
-                    node.parent = (len - 1 - bfs) as u32;
+            for n in &mut order[island_start..] {
+                if n.parent != NONE {
+                    n.parent = (len - 1 - n.parent as usize) as u32;
                 }
             }
         }
@@ -339,24 +388,21 @@ impl DirectSystem {
             } else {
                 order[order[i].parent as usize].size
             };
-            let node = &mut order[i];
-            node.dof_offset = dofs;
-            node.block_offset = blocks;
-            node.coupling_offset = couplings;
-            dofs += node.size;
-            blocks += node.size * node.size;
-            couplings += parent_size * node.size;
+            let n = &mut order[i];
+            n.dof_offset = dofs;
+            n.block_offset = blocks;
+            n.coupling_offset = couplings;
+            dofs += n.size;
+            blocks += n.size * n.size;
+            couplings += parent_size * n.size;
         }
         self.nodes = order;
         self.blocks = vec![0.0; blocks];
         self.inverses = vec![0.0; blocks];
         self.couplings = vec![0.0; couplings];
+        self.gains = vec![0.0; couplings];
         self.rhs = vec![0.0; dofs];
         self.solution = vec![0.0; dofs];
-        for (i, s) in super_index.iter().enumerate() {
-            debug_assert!(*s == NONE || (*s as usize) < self.supers.len(), "{i}");
-        }
-        assignment
     }
 
     /// Resets the rows for a new substep: every row inactive (no Jacobian, unit
@@ -364,8 +410,9 @@ impl DirectSystem {
     pub(crate) fn begin_substep(&mut self) {
         self.jacobian.fill(0.0);
         self.gamma.fill(0.0);
-        self.bias[0].fill(0.0);
-        self.bias[1].fill(0.0);
+        for b in &mut self.bias {
+            b.fill(0.0);
+        }
         self.lambda.fill(0.0);
         for s in &self.supers {
             for r in 0..s.rows {
@@ -375,8 +422,8 @@ impl DirectSystem {
     }
 
     /// Writes one active row `row` of the constraint at `slot`: its Jacobian on each slot
-    /// (`[x, y, θ]`, already weighted), the biases of both passes and its accumulated
-    /// impulse. Slots holding the same body add up.
+    /// (`[x, y, θ]`, already weighted), the biases of both passes, the error the position
+    /// projection removes, and its accumulated impulse. Slots holding the same body add.
     pub(crate) fn set_row(
         &mut self,
         slot: &DirectSlot,
@@ -385,7 +432,7 @@ impl DirectSystem {
         bias: [f32; 2],
         lambda: f32,
     ) {
-        let s = self.supers[slot.node as usize];
+        let s = &self.supers[slot.node as usize];
         let r = slot.row as usize + row;
         for (i, j) in jacobian.iter().enumerate() {
             let p = slot.positions[i];
@@ -405,31 +452,62 @@ impl DirectSystem {
 
     /// Sets the compliance between rows `i` and `j` of the constraint at `slot`.
     pub(crate) fn set_compliance(&mut self, slot: &DirectSlot, i: usize, j: usize, value: f32) {
-        let s = self.supers[slot.node as usize];
+        let s = &self.supers[slot.node as usize];
         let (i, j) = (slot.row as usize + i, slot.row as usize + j);
         self.gamma[s.gamma_offset + i * s.rows + j] = f64::from(value);
     }
 
+    /// Sets the positional error that the projection removes from a row (0: leave it).
+    pub(crate) fn set_position_error(&mut self, slot: &DirectSlot, row: usize, error: f32) {
+        let s = &self.supers[slot.node as usize];
+        self.bias[2][s.row_offset + slot.row as usize + row] = f64::from(error);
+    }
+
     /// The accumulated impulse of row `row` of the constraint at `slot`.
     pub(crate) fn impulse(&self, slot: &DirectSlot, row: usize) -> f32 {
-        let s = self.supers[slot.node as usize];
+        let s = &self.supers[slot.node as usize];
         self.lambda[s.row_offset + slot.row as usize + row] as f32
     }
 
     /// Sets the accumulated impulse of a row (after the iterative solver changed it).
     pub(crate) fn set_impulse(&mut self, slot: &DirectSlot, row: usize, value: f32) {
-        let s = self.supers[slot.node as usize];
+        let s = &self.supers[slot.node as usize];
         self.lambda[s.row_offset + slot.row as usize + row] = f64::from(value);
+    }
+
+    /// `J_{s,p} M⁻¹ J_{t,q}ᵀ` for body positions `p` of super node `s` and `q` of `t`
+    /// (the same body), into `out` (`s.rows × t.rows`, row-major).
+    fn coupled_mass(
+        &self,
+        s: &SuperNode,
+        p: usize,
+        t: &SuperNode,
+        q: usize,
+        inv: InverseMass,
+        out: &mut [f64],
+    ) {
+        let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+        for r in 0..s.rows {
+            let a = s.jacobian_offset + (r * s.body_count + p) * 3;
+            let ja = [self.jacobian[a], self.jacobian[a + 1], self.jacobian[a + 2]];
+            for c in 0..t.rows {
+                let b = t.jacobian_offset + (c * t.body_count + q) * 3;
+                out[r * t.rows + c] = m * (ja[0] * self.jacobian[b] + ja[1] * self.jacobian[b + 1])
+                    + i * ja[2] * self.jacobian[b + 2];
+            }
+        }
     }
 
     /// Factorises the system of every acyclic island for the rows written this substep.
     pub(crate) fn factor(&mut self, inverse_masses: &[InverseMass]) {
+        let mut scratch = [0.0; MAX_BLOCK * MAX_BLOCK];
         for node in &self.nodes {
             let n = node.size;
-            let block = &mut self.blocks[node.block_offset..node.block_offset + n * n];
+            let at = node.block_offset;
             match node.kind {
                 NodeKind::Body(b) => {
                     let inv = inverse_masses[b as usize];
+                    let block = &mut self.blocks[at..at + 9];
                     block.fill(0.0);
                     let mass = 1.0 / f64::from(inv.mass);
                     // A body that cannot rotate has an infinite moment of inertia.
@@ -443,168 +521,423 @@ impl DirectSystem {
                     block[8] = inertia;
                 }
                 NodeKind::Super(s) => {
-                    let off = self.supers[s as usize].gamma_offset;
-                    for (b, g) in block.iter_mut().zip(&self.gamma[off..off + n * n]) {
-                        *b = -g;
+                    let sn = self.supers[s as usize];
+                    let g = sn.gamma_offset;
+                    for k in 0..n * n {
+                        self.blocks[at + k] = -self.gamma[g + k];
+                    }
+                    // Bodies eliminated in closed form: −J M⁻¹ Jᵀ.
+                    for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+                        if self.degree[b as usize] <= 2 {
+                            self.coupled_mass(
+                                &sn,
+                                p,
+                                &sn,
+                                p,
+                                inverse_masses[b as usize],
+                                &mut scratch[..n * n],
+                            );
+                            for k in 0..n * n {
+                                self.blocks[at + k] -= scratch[k];
+                            }
+                        }
                     }
                 }
             }
         }
         for i in 0..self.nodes.len() {
             let node = self.nodes[i];
-            let n = node.size;
-            let mut a = [0.0; MAX_BLOCK * MAX_BLOCK];
-            a[..n * n].copy_from_slice(&self.blocks[node.block_offset..node.block_offset + n * n]);
-            let mut inverse = [0.0; MAX_BLOCK * MAX_BLOCK];
-            invert(&a[..n * n], n, &mut inverse[..n * n]);
-            self.inverses[node.block_offset..node.block_offset + n * n]
-                .copy_from_slice(&inverse[..n * n]);
-            if node.parent == NONE {
-                continue;
+            if node.parent != NONE {
+                let parent = self.nodes[node.parent as usize];
+                let m = parent.size;
+                let mut c = [0.0; MAX_BLOCK * MAX_BLOCK];
+                self.coupling(&node, &parent, inverse_masses, &mut c[..m * node.size]);
+                let at = node.coupling_offset;
+                self.couplings[at..at + m * node.size].copy_from_slice(&c[..m * node.size]);
             }
-            let parent = self.nodes[node.parent as usize];
-            let m = parent.size;
-            let mut c = [0.0; MAX_BLOCK * MAX_BLOCK];
-            self.coupling(&node, &parent, &mut c[..m * n]);
-            self.couplings[node.coupling_offset..node.coupling_offset + m * n]
-                .copy_from_slice(&c[..m * n]);
-            // A_parent −= C A⁻¹ Cᵀ
-            let mut ca = [0.0; MAX_BLOCK * MAX_BLOCK];
-            for r in 0..m {
-                for k in 0..n {
-                    let mut sum = 0.0;
-                    for j in 0..n {
-                        sum += c[r * n + j] * inverse[j * n + k];
-                    }
-                    ca[r * n + k] = sum;
-                }
-            }
-            let pa = &mut self.blocks[parent.block_offset..parent.block_offset + m * m];
-            for r in 0..m {
-                for q in 0..m {
-                    let mut sum = 0.0;
-                    for k in 0..n {
-                        sum += ca[r * n + k] * c[q * n + k];
-                    }
-                    pa[r * m + q] -= sum;
-                }
-            }
+            kernels::eliminate(self, i);
         }
     }
 
-    /// The block coupling `node` to its parent (`parent.size × node.size`): `−J` of the
-    /// edge's body, or its transpose.
-    fn coupling(&self, node: &TreeNode, parent: &TreeNode, out: &mut [f64]) {
-        match (node.kind, parent.kind) {
-            (NodeKind::Body(_), NodeKind::Super(s)) => {
-                // parent rows × 3, the super node's Jacobian on this body.
+    /// The block coupling `node` to its parent (`parent.size × node.size`).
+    fn coupling(
+        &self,
+        node: &TreeNode,
+        parent: &TreeNode,
+        inverse: &[InverseMass],
+        out: &mut [f64],
+    ) {
+        match (node.kind, parent.kind, node.edge) {
+            (NodeKind::Body(_), NodeKind::Super(s), Edge::Body(link)) => {
                 let sn = &self.supers[s as usize];
                 for r in 0..sn.rows {
-                    let at = sn.jacobian_offset + (r * sn.body_count + node.link) * 3;
+                    let at = sn.jacobian_offset + (r * sn.body_count + link) * 3;
                     for k in 0..3 {
                         out[r * 3 + k] = -self.jacobian[at + k];
                     }
                 }
             }
-            (NodeKind::Super(s), NodeKind::Body(_)) => {
-                // 3 × node rows: the transpose.
+            (NodeKind::Super(s), NodeKind::Body(_), Edge::Body(link)) => {
                 let sn = &self.supers[s as usize];
                 for r in 0..sn.rows {
-                    let at = sn.jacobian_offset + (r * sn.body_count + node.link) * 3;
+                    let at = sn.jacobian_offset + (r * sn.body_count + link) * 3;
                     for k in 0..3 {
                         out[k * sn.rows + r] = -self.jacobian[at + k];
                     }
                 }
             }
-            _ => unreachable!("the elimination tree alternates bodies and super nodes"),
+            (
+                NodeKind::Super(s),
+                NodeKind::Super(t),
+                Edge::Shared {
+                    body,
+                    child,
+                    parent: p,
+                },
+            ) => {
+                let (sn, tn) = (self.supers[s as usize], self.supers[t as usize]);
+                self.coupled_mass(&tn, p, &sn, child, inverse[body as usize], out);
+                out.iter_mut().for_each(|x| *x = -*x);
+            }
+            _ => unreachable!("an edge joins a super node to a body or to a super node"),
         }
     }
 
     /// One exact velocity pass (`pass` 0: biased, 1: relax): solves for `μ`, adds `Δv` to
     /// the velocities and `μ` to the accumulated impulses.
-    pub(crate) fn solve(&mut self, pass: usize, velocities: &mut [Velocity]) {
-        // Right-hand side: 0 for bodies, J v + b + Γ λ for super nodes.
+    pub(crate) fn solve(
+        &mut self,
+        pass: usize,
+        inverse_masses: &[InverseMass],
+        velocities: &mut [Velocity],
+    ) {
         for node in &self.nodes {
-            let rhs = &mut self.rhs[node.dof_offset..node.dof_offset + node.size];
+            let at = node.dof_offset;
             match node.kind {
-                NodeKind::Body(_) => rhs.fill(0.0),
+                NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
                 NodeKind::Super(s) => {
                     let sn = &self.supers[s as usize];
                     for r in 0..sn.rows {
                         let mut value = self.bias[pass][sn.row_offset + r];
                         for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
                             let v = velocities[b as usize];
-                            let at = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                            value += self.jacobian[at] * f64::from(v.linear.x)
-                                + self.jacobian[at + 1] * f64::from(v.linear.y)
-                                + self.jacobian[at + 2] * f64::from(v.angular);
+                            let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
+                            value += self.jacobian[j] * f64::from(v.linear.x)
+                                + self.jacobian[j + 1] * f64::from(v.linear.y)
+                                + self.jacobian[j + 2] * f64::from(v.angular);
                         }
                         for q in 0..sn.rows {
                             value += self.gamma[sn.gamma_offset + r * sn.rows + q]
                                 * self.lambda[sn.row_offset + q];
                         }
-                        rhs[r] = value;
+                        self.rhs[at + r] = value;
                     }
                 }
             }
         }
-        // Forward: y_parent −= C A⁻¹ y.
+        self.substitute();
         for node in &self.nodes {
-            if node.parent == NONE {
-                continue;
-            }
-            let parent = &self.nodes[node.parent as usize];
-            let (n, m) = (node.size, parent.size);
-            let inverse = &self.inverses[node.block_offset..node.block_offset + n * n];
-            let mut ay = [0.0; MAX_BLOCK];
-            for j in 0..n {
-                ay[j] = (0..n)
-                    .map(|k| inverse[j * n + k] * self.rhs[node.dof_offset + k])
-                    .sum();
-            }
-            let c = &self.couplings[node.coupling_offset..node.coupling_offset + m * n];
-            for r in 0..m {
-                let sum: f64 = (0..n).map(|j| c[r * n + j] * ay[j]).sum();
-                self.rhs[parent.dof_offset + r] -= sum;
-            }
-        }
-        // Backward: x = A⁻¹ (y − Cᵀ x_parent).
-        for i in (0..self.nodes.len()).rev() {
-            let node = self.nodes[i];
-            let n = node.size;
-            let mut y = [0.0; MAX_BLOCK];
-            y[..n].copy_from_slice(&self.rhs[node.dof_offset..node.dof_offset + n]);
-            if node.parent != NONE {
-                let parent = self.nodes[node.parent as usize];
-                let m = parent.size;
-                let c = &self.couplings[node.coupling_offset..node.coupling_offset + m * n];
-                for (j, yj) in y[..n].iter_mut().enumerate() {
-                    for r in 0..m {
-                        *yj -= c[r * n + j] * self.solution[parent.dof_offset + r];
-                    }
+            if let NodeKind::Super(s) = node.kind {
+                let sn = self.supers[s as usize];
+                let x = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
+                for (r, value) in x.iter().enumerate() {
+                    self.lambda[sn.row_offset + r] += value;
                 }
             }
-            let inverse = &self.inverses[node.block_offset..node.block_offset + n * n];
-            for j in 0..n {
-                self.solution[node.dof_offset + j] = (0..n).map(|k| inverse[j * n + k] * y[k]).sum();
-            }
         }
+        self.apply(
+            inverse_masses,
+            |b, dv: [f64; 3], velocities: &mut [Velocity]| {
+                let v = &mut velocities[b];
+                v.linear.x += dv[0] as f32;
+                v.linear.y += dv[1] as f32;
+                v.angular += dv[2] as f32;
+            },
+            velocities,
+        );
+    }
+
+    /// The position projection: moves the bodies of acyclic islands by `M⁻¹ Jᵀ μ` with
+    /// `J Δx = −C` on every stiff row (with this substep's factor), without changing a
+    /// velocity.
+    pub(crate) fn project(
+        &mut self,
+        inverse_masses: &[InverseMass],
+        poses: &mut [crate::types::Pose],
+    ) {
         for node in &self.nodes {
-            let x = &self.solution[node.dof_offset..node.dof_offset + node.size];
+            let at = node.dof_offset;
             match node.kind {
-                NodeKind::Body(b) => {
-                    let v = &mut velocities[b as usize];
-                    v.linear.x += x[0] as f32;
-                    v.linear.y += x[1] as f32;
-                    v.angular += x[2] as f32;
-                }
+                NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
                 NodeKind::Super(s) => {
                     let sn = &self.supers[s as usize];
-                    for (r, value) in x.iter().enumerate() {
-                        self.lambda[sn.row_offset + r] += value;
+                    self.rhs[at..at + sn.rows]
+                        .copy_from_slice(&self.bias[2][sn.row_offset..sn.row_offset + sn.rows]);
+                }
+            }
+        }
+        self.substitute();
+        self.apply(
+            inverse_masses,
+            |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
+                let p = &mut poses[b];
+                let v = Velocity {
+                    linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
+                    angular: dx[2] as f32,
+                };
+                *p = p.integrate(v, 1.0);
+            },
+            poses,
+        );
+    }
+
+    /// Forward and backward substitution of `rhs` into `solution`.
+    fn substitute(&mut self) {
+        for i in 0..self.nodes.len() {
+            kernels::forward(self, i);
+        }
+        for i in (0..self.nodes.len()).rev() {
+            kernels::backward(self, i);
+        }
+    }
+
+    /// Calls `f(body, M⁻¹ Σ Jᵀμ)` for every body of every acyclic island.
+    fn apply<S: ?Sized>(
+        &self,
+        inverse_masses: &[InverseMass],
+        mut f: impl FnMut(usize, [f64; 3], &mut S),
+        state: &mut S,
+    ) {
+        for node in &self.nodes {
+            let NodeKind::Super(s) = node.kind else {
+                continue;
+            };
+            let sn = &self.supers[s as usize];
+            let mu = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
+            for p in 0..sn.body_count {
+                let mut sum = [0.0; 3];
+                for (r, m) in mu.iter().enumerate() {
+                    let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
+                    for k in 0..3 {
+                        sum[k] += self.jacobian[j + k] * m;
+                    }
+                }
+                let b = sn.bodies[p] as usize;
+                let inv = inverse_masses[b];
+                let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+                f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
+            }
+        }
+    }
+}
+
+/// The per-node block operations, monomorphised for every pair of block sizes (node,
+/// parent) so that the small dense loops unroll.
+mod kernels {
+    use super::{DirectSystem, NONE, invert};
+
+    macro_rules! sized {
+        ($n:expr, $m:expr, $f:ident($($arg:expr),*)) => {
+            match ($n, $m) {
+            (1, 0) => $f::<1, 0>($($arg),*),
+            (1, 1) => $f::<1, 1>($($arg),*),
+            (1, 2) => $f::<1, 2>($($arg),*),
+            (1, 3) => $f::<1, 3>($($arg),*),
+            (1, 4) => $f::<1, 4>($($arg),*),
+            (1, 5) => $f::<1, 5>($($arg),*),
+            (1, 6) => $f::<1, 6>($($arg),*),
+            (2, 0) => $f::<2, 0>($($arg),*),
+            (2, 1) => $f::<2, 1>($($arg),*),
+            (2, 2) => $f::<2, 2>($($arg),*),
+            (2, 3) => $f::<2, 3>($($arg),*),
+            (2, 4) => $f::<2, 4>($($arg),*),
+            (2, 5) => $f::<2, 5>($($arg),*),
+            (2, 6) => $f::<2, 6>($($arg),*),
+            (3, 0) => $f::<3, 0>($($arg),*),
+            (3, 1) => $f::<3, 1>($($arg),*),
+            (3, 2) => $f::<3, 2>($($arg),*),
+            (3, 3) => $f::<3, 3>($($arg),*),
+            (3, 4) => $f::<3, 4>($($arg),*),
+            (3, 5) => $f::<3, 5>($($arg),*),
+            (3, 6) => $f::<3, 6>($($arg),*),
+            (4, 0) => $f::<4, 0>($($arg),*),
+            (4, 1) => $f::<4, 1>($($arg),*),
+            (4, 2) => $f::<4, 2>($($arg),*),
+            (4, 3) => $f::<4, 3>($($arg),*),
+            (4, 4) => $f::<4, 4>($($arg),*),
+            (4, 5) => $f::<4, 5>($($arg),*),
+            (4, 6) => $f::<4, 6>($($arg),*),
+            (5, 0) => $f::<5, 0>($($arg),*),
+            (5, 1) => $f::<5, 1>($($arg),*),
+            (5, 2) => $f::<5, 2>($($arg),*),
+            (5, 3) => $f::<5, 3>($($arg),*),
+            (5, 4) => $f::<5, 4>($($arg),*),
+            (5, 5) => $f::<5, 5>($($arg),*),
+            (5, 6) => $f::<5, 6>($($arg),*),
+            (6, 0) => $f::<6, 0>($($arg),*),
+            (6, 1) => $f::<6, 1>($($arg),*),
+            (6, 2) => $f::<6, 2>($($arg),*),
+            (6, 3) => $f::<6, 3>($($arg),*),
+            (6, 4) => $f::<6, 4>($($arg),*),
+            (6, 5) => $f::<6, 5>($($arg),*),
+            (6, 6) => $f::<6, 6>($($arg),*),
+                _ => unreachable!("block sizes are bounded by MAX_ROWS"),
+            }
+        };
+    }
+
+    fn parent_size(system: &DirectSystem, i: usize) -> usize {
+        let p = system.nodes[i].parent;
+        if p == NONE {
+            0
+        } else {
+            system.nodes[p as usize].size
+        }
+    }
+
+    /// Inverts node `i`'s block and, if it has a parent, subtracts `C A⁻¹ Cᵀ` from the
+    /// parent's block.
+    pub(super) fn eliminate(system: &mut DirectSystem, i: usize) {
+        let (n, m) = (system.nodes[i].size, parent_size(system, i));
+        sized!(n, m, eliminate_sized(system, i))
+    }
+
+    pub(super) fn forward(system: &mut DirectSystem, i: usize) {
+        let (n, m) = (system.nodes[i].size, parent_size(system, i));
+        sized!(n, m, forward_sized(system, i))
+    }
+
+    pub(super) fn backward(system: &mut DirectSystem, i: usize) {
+        let (n, m) = (system.nodes[i].size, parent_size(system, i));
+        sized!(n, m, backward_sized(system, i))
+    }
+
+    /// The inverse of a symmetric definite block by elimination without pivoting, falling
+    /// back to the pivoting inverse when a pivot is tiny (a singular block).
+    #[inline]
+    fn inverse<const N: usize>(a: &[f64]) -> [[f64; N]; N] {
+        let mut m = [[0.0; N]; N];
+        let mut out = [[0.0; N]; N];
+        for r in 0..N {
+            for c in 0..N {
+                m[r][c] = a[r * N + c];
+            }
+            out[r][r] = 1.0;
+        }
+        let scale = (0..N).map(|k| m[k][k].abs()).fold(0.0, f64::max);
+        for col in 0..N {
+            let pivot = m[col][col];
+            if pivot.abs().partial_cmp(&(scale * 1e-12)) != Some(std::cmp::Ordering::Greater) {
+                let mut flat = [0.0; super::MAX_BLOCK * super::MAX_BLOCK];
+                invert(a, N, &mut flat[..N * N]);
+                for r in 0..N {
+                    for c in 0..N {
+                        out[r][c] = flat[r * N + c];
+                    }
+                }
+                return out;
+            }
+            let inv = 1.0 / pivot;
+            for k in 0..N {
+                m[col][k] *= inv;
+                out[col][k] *= inv;
+            }
+            for r in 0..N {
+                if r != col {
+                    let f = m[r][col];
+                    for k in 0..N {
+                        m[r][k] -= f * m[col][k];
+                        out[r][k] -= f * out[col][k];
                     }
                 }
             }
+        }
+        out
+    }
+
+    fn eliminate_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+        let node = system.nodes[i];
+        let at = node.block_offset;
+        let inv = inverse::<N>(&system.blocks[at..at + N * N]);
+        for r in 0..N {
+            for c in 0..N {
+                system.inverses[at + r * N + c] = inv[r][c];
+            }
+        }
+        if M == 0 {
+            return;
+        }
+        let parent = system.nodes[node.parent as usize];
+        let co = node.coupling_offset;
+        let mut c = [[0.0; N]; M];
+        for r in 0..M {
+            for k in 0..N {
+                c[r][k] = system.couplings[co + r * N + k];
+            }
+        }
+        let mut g = [[0.0; N]; M];
+        for r in 0..M {
+            for k in 0..N {
+                let mut sum = 0.0;
+                for j in 0..N {
+                    sum += c[r][j] * inv[j][k];
+                }
+                g[r][k] = sum;
+                system.gains[co + r * N + k] = sum;
+            }
+        }
+        let pa = parent.block_offset;
+        for r in 0..M {
+            for q in 0..M {
+                let mut sum = 0.0;
+                for k in 0..N {
+                    sum += g[r][k] * c[q][k];
+                }
+                system.blocks[pa + r * M + q] -= sum;
+            }
+        }
+    }
+
+    fn forward_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+        if M == 0 {
+            return;
+        }
+        let node = system.nodes[i];
+        let parent = system.nodes[node.parent as usize];
+        let mut y = [0.0; N];
+        y.copy_from_slice(&system.rhs[node.dof_offset..node.dof_offset + N]);
+        let co = node.coupling_offset;
+        for r in 0..M {
+            let mut sum = 0.0;
+            for k in 0..N {
+                sum += system.gains[co + r * N + k] * y[k];
+            }
+            system.rhs[parent.dof_offset + r] -= sum;
+        }
+    }
+
+    fn backward_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+        let node = system.nodes[i];
+        let mut y = [0.0; N];
+        y.copy_from_slice(&system.rhs[node.dof_offset..node.dof_offset + N]);
+        if M > 0 {
+            let parent = system.nodes[node.parent as usize];
+            let mut x = [0.0; M];
+            x.copy_from_slice(&system.solution[parent.dof_offset..parent.dof_offset + M]);
+            let co = node.coupling_offset;
+            for (k, yk) in y.iter_mut().enumerate() {
+                for r in 0..M {
+                    *yk -= system.couplings[co + r * N + k] * x[r];
+                }
+            }
+        }
+        let at = node.block_offset;
+        for r in 0..N {
+            let mut sum = 0.0;
+            for k in 0..N {
+                sum += system.inverses[at + r * N + k] * y[k];
+            }
+            system.solution[node.dof_offset + r] = sum;
         }
     }
 }
@@ -628,7 +961,7 @@ fn invert(a: &[f64], n: usize, out: &mut [f64]) {
             .max_by(|&x, &y| m[x * n + col].abs().total_cmp(&m[y * n + col].abs()))
             .unwrap_or(col);
         let pivot = m[pivot_row * n + col];
-        if !(pivot.abs() > tiny) || !pivot.is_finite() {
+        if !pivot.is_finite() || pivot.abs() <= tiny {
             dropped[col] = true;
             continue;
         }
@@ -680,7 +1013,10 @@ mod tests {
         for i in 0..3 {
             for j in 0..3 {
                 let p: f64 = (0..3).map(|k| a[i * 3 + k] * inv[k * 3 + j]).sum();
-                assert!((p - f64::from(u8::from(i == j))).abs() < 1e-12, "{i},{j}: {p}");
+                assert!(
+                    (p - f64::from(u8::from(i == j))).abs() < 1e-12,
+                    "{i},{j}: {p}"
+                );
             }
         }
         let singular = [1.0, 2.0, 2.0, 4.0];
@@ -695,8 +1031,16 @@ mod tests {
     fn a_chain_of_unit_rows_solves_exactly() {
         // Bodies 0, 1; link 0: (static, 0), link 1: (0, 1); one row each, along y.
         let links = [
-            Link { rows: 1, bodies: [5, 0, 0, 0, 0, 0, 0, 0], slots: 2 },
-            Link { rows: 1, bodies: [0, 1, 0, 0, 0, 0, 0, 0], slots: 2 },
+            Link {
+                rows: 1,
+                bodies: [5, 0, 0, 0, 0, 0, 0, 0],
+                slots: 2,
+            },
+            Link {
+                rows: 1,
+                bodies: [0, 1, 0, 0, 0, 0, 0, 0],
+                slots: 2,
+            },
         ];
         let dynamic = [true, true, false, false, false, false];
         let mut system = DirectSystem::default();
@@ -706,13 +1050,25 @@ mod tests {
         // Row 0: v0.y = 0 (the anchor is static). Row 1: v1.y − v0.y = 0.
         system.set_row(&s0, 0, &[[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]], [0.0; 2], 0.0);
         system.set_row(&s1, 0, &[[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]], [0.0; 2], 0.0);
-        let inverse = [InverseMass { mass: 1.0, inertia: 1.0 }, InverseMass { mass: 0.5, inertia: 1.0 }];
+        let inverse = [
+            InverseMass {
+                mass: 1.0,
+                inertia: 1.0,
+            },
+            InverseMass {
+                mass: 0.5,
+                inertia: 1.0,
+            },
+        ];
         system.factor(&inverse);
         let mut v = [Velocity::default(); 2];
         v[0].linear.y = -1.0;
         v[1].linear.y = -3.0;
-        system.solve(0, &mut v);
-        assert!(v[0].linear.y.abs() < 1e-6 && v[1].linear.y.abs() < 1e-6, "{v:?}");
+        system.solve(0, &inverse, &mut v);
+        assert!(
+            v[0].linear.y.abs() < 1e-6 && v[1].linear.y.abs() < 1e-6,
+            "{v:?}"
+        );
         // The top link carries both bodies' momentum: λ0 = 1·1 + 2·3 = 7.
         assert!((system.impulse(&s0, 0) - 7.0).abs() < 1e-5);
         assert!((system.impulse(&s1, 0) - 6.0).abs() < 1e-5);

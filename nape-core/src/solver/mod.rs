@@ -14,7 +14,7 @@
 //!
 //! 1. integrates gravity and forces into velocities;
 //! 2. prepares every active constraint at the current poses (rows, `J`, `K`, biases) and
-//!    factorises the joint system of every acyclic island ([`direct`]);
+//!    factorises the joint system of every acyclic island (the `direct` module);
 //! 3. warm starts with the impulse of the previous substep;
 //! 4. **biased pass**: acyclic islands are solved exactly in one sparse solve; islands
 //!    with loops (meshes) get `velocity_iterations` Gauss–Seidel sweeps, their stiff rows
@@ -52,8 +52,8 @@ pub(crate) struct Substep {
     pub(crate) h: f32,
     /// Softness of stiff rows in islands with loops (Gauss–Seidel).
     pub(crate) joint_softness: Softness,
-    /// Fraction of a stiff row's error removed per substep in an exact (direct) solve.
-    pub(crate) direct_bias: f32,
+    /// Whether this is the step's first substep, where `break_under_error` is checked.
+    pub(crate) first: bool,
 }
 
 /// A row's soft update `Δλ = −mass_scale·K⁻¹(J v + bias_rate·C) − impulse_scale·λ`
@@ -107,7 +107,7 @@ impl Softness {
 
 /// Relative compliance of a stiff row in an exact solve: negligible for the answer, and
 /// enough to make redundant rows of one joint (a weld on top of a pivot) solvable.
-const STIFF_COMPLIANCE: f32 = 1e-6;
+const STIFF_COMPLIANCE: f32 = 1e-9;
 
 /// Why and by how much a constraint broke during the step (reported at its end).
 #[derive(Clone, Copy, Debug)]
@@ -152,8 +152,13 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Inverse masses of the slots, gathered at prepare.
     inverse_masses: [InverseMass; B],
     jacobian: T::Jacobian,
-    /// `K'⁻¹` on the active rows (rigid).
+    /// `K'⁻¹` on the active equality rows (rigid).
     k_inv: [[f32; D]; D],
+    /// `1 / K'_ii` of each active inequality row, solved one row at a time so that a
+    /// clamped row's target never leaks into the others through the coupled inverse.
+    row_mass: [f32; D],
+    /// Whether any active row is an inequality.
+    limited: bool,
     /// Accumulated impulse of the current substep in weighted space (`λ'`).
     impulse: [f32; D],
     weights: [f32; D],
@@ -347,6 +352,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn warm_start(&mut self, velocities: &mut [Velocity]);
     /// Reads back the impulses of the exact solve (and checks them against `max_force`).
     fn pull_direct(&mut self, direct: &DirectSystem);
+    /// Moves the bodies of stiff constraints whose inequality rows are violated at `poses`
+    /// back onto their bounds (one non-linear Gauss–Seidel step per constraint): a limit
+    /// reached during the substep holds at its end.
+    fn correct_limits(&mut self, poses: &mut [Pose]);
+    /// Writes the positional error of every stiff row of an acyclic island at `poses`
+    /// into the exact solve, for the position projection.
+    fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve.
     fn push_direct(&mut self, direct: &mut DirectSystem);
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
@@ -425,6 +437,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             inverse_masses: [InverseMass::default(); B],
             jacobian: T::Jacobian::default(),
             k_inv: [[0.0; D]; D],
+            row_mass: [0.0; D],
+            limited: false,
             impulse: [0.0; D],
             weights: [0.0; D],
             inequality: [false; D],
@@ -538,7 +552,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     r.1[i] = 0.0;
                 }
             }
-            if s.break_under_error {
+            if s.break_under_error && substep.first {
                 let violated: [f32; D] =
                     std::array::from_fn(|i| if speculative[i] { 0.0 } else { r.1[i] });
                 let error_squared = length_squared(&violated);
@@ -555,7 +569,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             .constraint
             .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
         let (k, active) = weighted(&k, &w);
-        e.k_inv = invert_active(&k, &active);
+        let limit: [bool; D] =
+            std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
+        e.limited = T::HAS_LIMITS && limit.iter().any(|&l| l);
+        if e.limited {
+            let equality: [bool; D] = std::array::from_fn(|i| active[i] && !limit[i]);
+            e.k_inv = invert_active(&k, &equality);
+            e.row_mass = std::array::from_fn(|i| {
+                if limit[i] && k[i][i] > 0.0 && k[i][i].is_finite() {
+                    1.0 / k[i][i]
+                } else {
+                    0.0
+                }
+            });
+        } else {
+            e.k_inv = invert_active(&k, &active);
+        }
+        let usable = |i: usize| e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0;
 
         let in_direct = e.direct.is_some();
         let spring = if T::VELOCITY_ONLY || s.stiff {
@@ -577,7 +607,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             } else if speculative[i] {
                 ([error[i] / h; 2], Softness::RIGID)
             } else if in_direct {
-                ([substep.direct_bias * error[i] / h, 0.0], Softness::RIGID)
+                // The position projection removes the error without adding velocity.
+                ([0.0, 0.0], Softness::RIGID)
             } else {
                 let soft = substep.joint_softness;
                 ([soft.bias_rate * error[i], 0.0], soft)
@@ -587,7 +618,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.mass_scale[0][i] = rate.mass_scale;
             e.impulse_scale[0][i] = rate.impulse_scale;
             // The relax pass keeps springs and speculative limits, and is rigid otherwise.
-            let relax = if spring.is_some() { rate } else { Softness::RIGID };
+            let relax = if spring.is_some() {
+                rate
+            } else {
+                Softness::RIGID
+            };
             e.mass_scale[1][i] = relax.mass_scale;
             e.impulse_scale[1][i] = relax.impulse_scale;
         }
@@ -598,7 +633,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // (inequalities) on the wrong side start from zero.
         for i in 0..D {
             let mut l = w[i] * previous[i];
-            if e.k_inv[i][i] == 0.0 || ((inequality[i] || speculative[i]) && l > 0.0) {
+            if !usable(i) || ((inequality[i] || speculative[i]) && l > 0.0) {
                 l = 0.0;
             }
             e.impulse[i] = l;
@@ -606,14 +641,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.weights = w;
         e.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
         e.previous_h = h;
-        e.solving = active.iter().any(|&a| a);
+        e.solving = (0..D).any(|i| active[i] && usable(i));
         e.sweep = false;
 
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             let distinct: [usize; B] = std::array::from_fn(|s| s);
             for i in 0..D {
-                if w[i] == 0.0 || e.k_inv[i][i] == 0.0 || speculative[i] {
+                if w[i] == 0.0 || !usable(i) || speculative[i] {
                     continue;
                 }
                 e.direct_rows[i] = true;
@@ -624,10 +659,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
                 direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
             }
-            for i in 0..D {
-                for j in 0..D {
+            for (i, row) in k.iter().enumerate() {
+                for (j, &kij) in row.iter().enumerate() {
                     if e.direct_rows[i] && e.direct_rows[j] {
-                        direct.set_compliance(&slot, i, j, gamma0 * k[i][j]);
+                        direct.set_compliance(&slot, i, j, gamma0 * kij);
                     }
                 }
             }
@@ -639,6 +674,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// One Gauss–Seidel update of one entry.
     #[inline]
     fn solve_entry(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
+        if T::HAS_LIMITS && e.limited {
+            Self::solve_limited(e, pass, velocities);
+            return;
+        }
         let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
@@ -670,6 +709,123 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             clamp_length(&mut new, e.max_impulse);
         }
         let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
+        e.impulse = new;
+        e.constraint.apply_impulse(
+            &e.jacobian,
+            &delta,
+            &e.inverse_masses,
+            &e.bodies,
+            velocities,
+        );
+    }
+}
+
+impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
+    /// [`solve_entry`](Self::solve_entry) for an entry with active inequality rows: the
+    /// equality rows as one block, then each inequality row alone, clamped to push only.
+    fn solve_limited(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
+        let old = e.impulse;
+        let v = e
+            .constraint
+            .velocity_error(&e.jacobian, &e.bodies, velocities);
+        let rhs: [f32; D] = std::array::from_fn(|i| {
+            if e.row_mass[i] == 0.0 {
+                e.weights[i] * v[i] + e.bias[pass][i]
+            } else {
+                0.0
+            }
+        });
+        let solved = mul_vec(&e.k_inv, &rhs);
+        let mut new = old;
+        for i in 0..D {
+            if e.row_mass[i] == 0.0 {
+                new[i] =
+                    old[i] - e.mass_scale[pass][i] * solved[i] - e.impulse_scale[pass][i] * old[i];
+            }
+        }
+        Self::commit(e, old, new, velocities);
+        for i in 0..D {
+            if e.row_mass[i] == 0.0 || !e.solving {
+                continue;
+            }
+            let v = e
+                .constraint
+                .velocity_error(&e.jacobian, &e.bodies, velocities);
+            let old = e.impulse;
+            let mut new = old;
+            let target = e.weights[i] * v[i] + e.bias[pass][i];
+            new[i] = (old[i]
+                - e.mass_scale[pass][i] * e.row_mass[i] * target
+                - e.impulse_scale[pass][i] * old[i])
+                .min(0.0);
+            Self::commit(e, old, new, velocities);
+        }
+    }
+
+    /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
+    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose]) {
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let c = e.constraint.position_error(&slot_poses);
+        let (w, error, inequality) = rows(&c, &e.constraint.bounds());
+        let violated: [bool; D] = std::array::from_fn(|i| {
+            inequality[i] && w[i] != 0.0 && error[i] > 0.0 && error[i].is_finite()
+        });
+        if !violated.iter().any(|&v| v) {
+            return;
+        }
+        let jacobian = e.constraint.jacobian(&slot_poses);
+        let k = e
+            .constraint
+            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+        let (k, _) = weighted(&k, &w);
+        let k_inv = invert_active(&k, &violated);
+        let solved = mul_vec(&k_inv, &error);
+        let delta: [f32; D] = std::array::from_fn(|i| {
+            if violated[i] {
+                -w[i] * solved[i].max(0.0)
+            } else {
+                0.0
+            }
+        });
+        let mut scratch = [Velocity::default(); B];
+        e.constraint
+            .apply_impulse(&jacobian, &delta, &e.inverse_masses, &e.local, &mut scratch);
+        for slot in 0..B {
+            if e.local[slot] == slot {
+                let d = scratch[slot];
+                if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
+                    let p = &mut poses[e.bodies[slot]];
+                    *p = p.integrate(d, 1.0);
+                }
+            }
+        }
+    }
+
+    /// Checks `new` against the force limits, clamps it, stores it and applies the
+    /// difference to `old`.
+    #[inline]
+    fn commit(
+        e: &mut Entry<T, D, B>,
+        old: [f32; D],
+        mut new: [f32; D],
+        velocities: &mut [Velocity],
+    ) {
+        if e.settings.break_under_force {
+            let impulse_squared = length_squared(&new);
+            if impulse_squared > e.max_impulse * e.max_impulse {
+                e.broken = Some(Break::force(
+                    impulse_squared,
+                    e.previous_h,
+                    e.settings.max_force,
+                ));
+                e.solving = false;
+                return;
+            }
+        }
+        if e.clamp_force {
+            clamp_length(&mut new, e.max_impulse);
+        }
+        let delta: [f32; D] = std::array::from_fn(|i| e.weights[i] * (new[i] - old[i]));
         e.impulse = new;
         e.constraint.apply_impulse(
             &e.jacobian,
@@ -778,6 +934,52 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                         e.previous_h,
                         e.settings.max_force,
                     ));
+                }
+            }
+        }
+    }
+
+    fn correct_limits(&mut self, poses: &mut [Pose]) {
+        if !T::HAS_LIMITS || T::VELOCITY_ONLY {
+            return;
+        }
+        for e in &mut self.entries {
+            if e.solving && e.limited && e.settings.stiff {
+                Self::correct_entry(e, poses);
+            }
+        }
+    }
+
+    fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem) {
+        if T::VELOCITY_ONLY {
+            return;
+        }
+        for e in &mut self.entries {
+            let Some(slot) = e.direct else { continue };
+            if !e.solving || !e.settings.stiff {
+                continue;
+            }
+            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let c = e.constraint.position_error(&slot_poses);
+            let bounds = if T::HAS_LIMITS {
+                e.constraint.bounds()
+            } else {
+                [Bounds::ZERO; D]
+            };
+            for i in 0..D {
+                if !e.direct_rows[i] {
+                    continue;
+                }
+                let Bounds { min, max } = bounds[i];
+                let error = if min == max {
+                    c[i] - min
+                } else if e.weights[i] > 0.0 {
+                    (c[i] - max).max(0.0)
+                } else {
+                    (min - c[i]).max(0.0)
+                };
+                if error.is_finite() {
+                    direct.set_position_error(&slot, i, error);
                 }
             }
         }
@@ -910,7 +1112,11 @@ mod tests {
 
     #[test]
     fn inside_rows_of_a_stiff_constraint_speculate_on_the_nearer_bound() {
-        let bounds = [Bounds::new(0.0, 2.0), Bounds::new(0.0, 2.0), Bounds::new(0.0, f32::INFINITY)];
+        let bounds = [
+            Bounds::new(0.0, 2.0),
+            Bounds::new(0.0, 2.0),
+            Bounds::new(0.0, f32::INFINITY),
+        ];
         let c = [0.5, 1.75, 3.0];
         let mut r = rows(&c, &bounds);
         let speculative = speculate(&c, &bounds, &mut r);
