@@ -20,6 +20,7 @@
 use glam::Vec2;
 
 use crate::body::BodyHandle;
+use crate::draw::DrawPrimitive;
 
 /// A body's placement in the world during a step: position, angle and the angle's cached
 /// cosine and sine (so constraint code never calls trigonometric functions).
@@ -295,4 +296,11 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + 'static {
         bodies: &[usize; BODIES],
         velocities: &mut [Velocity],
     );
+
+    /// Describes the constraint at these poses as debug-drawing primitives (see
+    /// [`crate::draw`]). The default draws a builtin joint's own picture, and for any other
+    /// constraint a mark at each slot's body and a link from slot to slot.
+    fn debug_draw(&self, poses: &[Pose; BODIES], out: &mut dyn FnMut(DrawPrimitive)) {
+        crate::draw::default_picture(self, poses, out);
+    }
 }
