@@ -40,7 +40,9 @@ impl SceneInfo {
     /// Whether the scene's joints are the gallery's own (not builtins).
     #[must_use]
     pub fn is_custom(&self) -> bool {
-        self.joints.iter().all(|(_, source)| *source == joints::SOURCE)
+        self.joints
+            .iter()
+            .all(|(_, source)| *source == joints::SOURCE)
     }
 }
 
@@ -401,10 +403,7 @@ fn rack_and_pinion() -> Result<World, Error> {
     let mut w = World::new(Vec2::new(-3.0, -1.0), Vec2::new(3.0, 2.0));
     let frame = w.hook(Vec2::ZERO)?;
     let axle = w.hook(Vec2::new(0.0, 0.12 + radius))?;
-    let rack = w.body(
-        Body::rectangle(5.0, 0.24, 1.0),
-        Shape::rectangle(5.0, 0.24),
-    )?;
+    let rack = w.body(Body::rectangle(5.0, 0.24, 1.0), Shape::rectangle(5.0, 0.24))?;
     let pinion = w.body(
         Body::circle(radius, 2.0).at(Vec2::new(0.0, 0.12 + radius)),
         Shape::circle(radius),
@@ -455,8 +454,22 @@ fn midpoint() -> Result<World, Error> {
         Body::circle(0.15, 5.0).at(0.5 * (a + b)),
         Shape::circle(0.15),
     )?;
-    w.joint(DistanceJoint::new(left, bob1, Vec2::ZERO, Vec2::ZERO, 1.5, 1.5))?;
-    w.joint(DistanceJoint::new(right, bob2, Vec2::ZERO, Vec2::ZERO, 2.2, 2.2))?;
+    w.joint(DistanceJoint::new(
+        left,
+        bob1,
+        Vec2::ZERO,
+        Vec2::ZERO,
+        1.5,
+        1.5,
+    ))?;
+    w.joint(DistanceJoint::new(
+        right,
+        bob2,
+        Vec2::ZERO,
+        Vec2::ZERO,
+        2.2,
+        2.2,
+    ))?;
     w.joint(Midpoint {
         body1: bob1,
         body2: bob2,
@@ -472,10 +485,7 @@ fn differential() -> Result<World, Error> {
     let mut wheels = Vec::new();
     for (centre, radius) in centres.into_iter().zip(radii) {
         let axle = w.hook(centre)?;
-        let wheel = w.body(
-            Body::circle(radius, 1.0).at(centre),
-            Shape::circle(radius),
-        )?;
+        let wheel = w.body(Body::circle(radius, 1.0).at(centre), Shape::circle(radius))?;
         w.joint(PivotJoint::new(axle, wheel, Vec2::ZERO, Vec2::ZERO))?;
         wheels.push((axle, wheel));
     }

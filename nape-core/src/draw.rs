@@ -164,7 +164,10 @@ pub fn default_picture<T, const D: usize, const B: usize>(
         // drawn around body 2 with a needle at its current angle.
         let (low, high) = (j.joint_min.max(-PI), j.joint_max.min(PI));
         let ratio = if j.ratio.abs() > 1e-6 { j.ratio } else { 1.0 };
-        let (a, b) = ((poses[0].angle + low) / ratio, (poses[0].angle + high) / ratio);
+        let (a, b) = (
+            (poses[0].angle + low) / ratio,
+            (poses[0].angle + high) / ratio,
+        );
         let centre = poses[1].position;
         let radius = 0.35;
         out(DrawPrimitive::Arc {
@@ -289,7 +292,11 @@ mod tests {
             body2: h,
             body3: h,
         };
-        let (a, b, c) = (Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 2.0));
+        let (a, b, c) = (
+            Vec2::new(-1.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 2.0),
+        );
         let poses = [Pose::new(a, 0.0), Pose::new(b, 0.0), Pose::new(c, 0.0)];
         let picture = collect(&joint, &poses);
         let link = |from, to| DrawPrimitive::Segment {
