@@ -25,7 +25,7 @@ pub fn index(scenes: &[&SceneInfo], summaries: &[Summary], seconds: f32) -> Stri
     let _ = write!(
         out,
         r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>nape gallery</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>nape gallery</title>
 <style>
 body{{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}}
 .scenes{{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:1.5em}}
