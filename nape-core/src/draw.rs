@@ -12,7 +12,7 @@
 //! `debug_draw`:
 //!
 //! ```
-//! use nape::{draw, Body, DistanceJoint, Space, Vec2};
+//! use nape_core::{draw, Body, DistanceJoint, Space, Vec2};
 //!
 //! let mut space = Space::new();
 //! let hook = space.add_body(Body::static_body())?;
@@ -25,7 +25,7 @@
 //!     to: Vec2::new(0.0, -1.0),
 //!     style: draw::SegmentStyle::Rope,
 //! }));
-//! # Ok::<(), nape::Error>(())
+//! # Ok::<(), nape_core::Error>(())
 //! ```
 
 use std::any::Any;
