@@ -9,6 +9,7 @@
 //! * [`space`]: [`Space`] (bodies, constraints, [`Space::step`]) and the constraint handles;
 //! * [`settings`]: [`ConstraintSettings`] (stiff / soft, limits on force and error, breaking);
 //! * [`solver`]: the per-type constraint stores and the solver phases;
+//! * [`draw`]: debug drawing, the primitives every constraint describes itself with;
 //! * [`math`]: the zero-cross inverse of an effective mass;
 //! * [`inspect`]: numeric checkers of a [`Constraint`] implementation (finite differences).
 #![warn(missing_docs)]
@@ -19,6 +20,7 @@ extern crate self as nape;
 
 pub mod body;
 pub mod constraint;
+pub mod draw;
 pub mod error;
 pub mod inspect;
 pub mod joints;

@@ -10,11 +10,16 @@ use glam::Vec2;
 
 use crate::body::{Body, BodyHandle, BodyKind};
 use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
+use crate::draw::DrawPrimitive;
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::direct::{DirectSystem, Link};
 use crate::solver::{ErasedStore, Softness, Store, Substep};
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
+
+/// Rounds of limit correction and projection per substep; each runs only while a limit is
+/// still violated.
+const LIMIT_ROUNDS: usize = 8;
 
 /// Source of the space ids that make handles of one space invalid in another.
 static NEXT_SPACE_ID: AtomicU32 = AtomicU32::new(1);
@@ -796,6 +801,29 @@ impl Space {
             .ok_or(Error::BodyNotInConstraint)
     }
 
+    /// Draws the constraint `handle` names at the current poses of its bodies, through
+    /// its [`Constraint::debug_draw`] (see [`draw`](crate::draw)).
+    ///
+    /// # Errors
+    /// [`Error::StaleConstraint`] / [`Error::ForeignConstraint`] for the handle, or a stale
+    /// body error if one of its bodies is gone.
+    pub fn debug_draw<T, const D: usize, const B: usize>(
+        &self,
+        handle: ConstraintHandle<T>,
+        out: &mut dyn FnMut(DrawPrimitive),
+    ) -> Result<(), Error>
+    where
+        T: Constraint<D, B>,
+    {
+        let joint = self.constraint(handle)?;
+        let mut poses = [Pose::default(); B];
+        for (pose, body) in poses.iter_mut().zip(joint.bodies()) {
+            *pose = self.body(body)?.pose();
+        }
+        joint.debug_draw(&poses, out);
+        Ok(())
+    }
+
     // ----- the step -----------------------------------------------------------------
 
     /// Advances the simulation by `dt` seconds in [`substeps`](Self::substeps) substeps
@@ -874,6 +902,7 @@ impl Space {
                     &substep,
                     &self.poses,
                     &self.inverse_masses,
+                    &self.velocities,
                     &mut self.direct,
                 );
             }
@@ -899,14 +928,20 @@ impl Space {
                 // user sees the poses, a second one takes that away too.
                 let projections = if k + 1 == substeps { 2 } else { 1 };
                 for _ in 0..projections {
-                    for &s in &self.store_order {
-                        self.stores[s].position_errors(&self.poses, &mut self.direct);
-                    }
-                    self.direct.project(&self.inverse_masses, &mut self.poses);
+                    self.project();
                 }
             }
-            for &s in &self.store_order {
-                self.stores[s].correct_limits(&mut self.poses);
+            // Limits reached during the substep, alternating with the projection of the
+            // equality rows they push off (block Gauss–Seidel on positions).
+            for _ in 0..LIMIT_ROUNDS {
+                let mut moved = false;
+                for &s in &self.store_order {
+                    moved |= self.stores[s].correct_limits(&mut self.poses);
+                }
+                if !(direct && moved) {
+                    break;
+                }
+                self.project();
             }
             self.solve_pass(1, self.relax_iterations, direct);
             for &s in &self.store_order {
@@ -933,23 +968,40 @@ impl Space {
     /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
     /// the Gauss–Seidel sweeps.
     fn solve_pass(&mut self, pass: usize, sweeps: u32, direct: bool) {
-        if direct {
-            if pass == 1 {
-                for &s in &self.store_order {
-                    self.stores[s].push_direct(&mut self.direct);
-                }
-            }
-            self.direct
-                .solve(pass, &self.inverse_masses, &mut self.velocities);
-            for &s in &self.store_order {
-                self.stores[s].pull_direct(&self.direct);
-            }
-        }
+        let swept = direct && self.exact_solve(pass);
         for _ in 0..sweeps {
             for &s in &self.store_order {
                 self.stores[s].sweep(pass, &mut self.velocities);
             }
         }
+        if swept && sweeps > 0 {
+            // The limits swept in an acyclic island pushed its equality rows off: solve
+            // them exactly again against the limits' impulses (block Gauss–Seidel).
+            self.exact_solve(pass);
+        }
+    }
+
+    /// The exact solve of every acyclic island; returns whether any of their constraints
+    /// also takes part in the sweeps (limits, force clamps).
+    fn exact_solve(&mut self, pass: usize) -> bool {
+        let mut swept = false;
+        for &s in &self.store_order {
+            swept |= self.stores[s].push_direct(&mut self.direct);
+        }
+        self.direct
+            .solve(pass, &self.inverse_masses, &mut self.velocities);
+        for &s in &self.store_order {
+            self.stores[s].pull_direct(&self.direct);
+        }
+        swept
+    }
+
+    /// One position projection of every acyclic island.
+    fn project(&mut self) {
+        for &s in &self.store_order {
+            self.stores[s].position_errors(&self.poses, &mut self.direct);
+        }
+        self.direct.project(&self.inverse_masses, &mut self.poses);
     }
 
     /// Recomputes the islands and which of them are solved exactly, and the order of the

@@ -346,6 +346,7 @@ pub(crate) trait ErasedStore: Send + Sync {
         substep: &Substep,
         poses: &[Pose],
         inverse_masses: &[InverseMass],
+        velocities: &[Velocity],
         direct: &mut DirectSystem,
     );
     /// Applies the warm-start impulses.
@@ -355,12 +356,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Moves the bodies of stiff constraints whose inequality rows are violated at `poses`
     /// back onto their bounds (one non-linear Gauss–Seidel step per constraint): a limit
     /// reached during the substep holds at its end.
-    fn correct_limits(&mut self, poses: &mut [Pose]);
+    /// Returns whether any body moved.
+    fn correct_limits(&mut self, poses: &mut [Pose]) -> bool;
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
     /// into the exact solve, for the position projection.
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
-    /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve.
-    fn push_direct(&mut self, direct: &mut DirectSystem);
+    /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve;
+    /// returns whether any constraint of an acyclic island is swept.
+    fn push_direct(&mut self, direct: &mut DirectSystem) -> bool;
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]);
@@ -507,6 +510,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         substep: &Substep,
         poses: &[Pose],
         inverse: &[InverseMass],
+        velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
         e.solving = false;
@@ -648,7 +652,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             let distinct: [usize; B] = std::array::from_fn(|s| s);
             for i in 0..D {
-                if w[i] == 0.0 || !usable(i) || speculative[i] {
+                // Only unclamped equalities: a row that may clamp (a limit, a force-limited
+                // constraint) is swept, alternating with the exact solve of the others.
+                if w[i] == 0.0 || !usable(i) || e.inequality[i] || e.clamp_force {
                     continue;
                 }
                 e.direct_rows[i] = true;
@@ -657,7 +663,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 let row = e
                     .transpose_times(&e.jacobian, &unit, &distinct)
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
+                // Kinematic bodies are not unknowns of the exact solve; their velocity,
+                // constant over the step, enters as a bias.
+                let mut moving = 0.0;
+                for (s, r) in row.iter().enumerate() {
+                    if slot.positions[s] == u8::MAX {
+                        let v = velocities[e.bodies[s]];
+                        moving += r[0] * v.linear.x + r[1] * v.linear.y + r[2] * v.angular;
+                    }
+                }
+                let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
+                direct.set_row(&slot, i, &row, bias, e.impulse[i]);
             }
             for (i, row) in k.iter().enumerate() {
                 for (j, &kij) in row.iter().enumerate() {
@@ -763,7 +779,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
-    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose]) {
+    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose]) -> bool {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let c = e.constraint.position_error(&slot_poses);
         let (w, error, inequality) = rows(&c, &e.constraint.bounds());
@@ -771,7 +787,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             inequality[i] && w[i] != 0.0 && error[i] > 0.0 && error[i].is_finite()
         });
         if !violated.iter().any(|&v| v) {
-            return;
+            return false;
         }
         let jacobian = e.constraint.jacobian(&slot_poses);
         let k = e
@@ -799,6 +815,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 }
             }
         }
+        true
     }
 
     /// Checks `new` against the force limits, clamps it, stores it and applies the
@@ -893,10 +910,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         substep: &Substep,
         poses: &[Pose],
         inverse_masses: &[InverseMass],
+        velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
         for e in &mut self.entries {
-            Self::prepare_entry(e, substep, poses, inverse_masses, direct);
+            Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
         }
     }
 
@@ -939,15 +957,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn correct_limits(&mut self, poses: &mut [Pose]) {
+    fn correct_limits(&mut self, poses: &mut [Pose]) -> bool {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
-            return;
+            return false;
         }
+        let mut moved = false;
         for e in &mut self.entries {
             if e.solving && e.limited && e.settings.stiff {
-                Self::correct_entry(e, poses);
+                moved |= Self::correct_entry(e, poses);
             }
         }
+        moved
     }
 
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem) {
@@ -985,18 +1005,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn push_direct(&mut self, direct: &mut DirectSystem) {
+    fn push_direct(&mut self, direct: &mut DirectSystem) -> bool {
+        let mut swept = false;
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
-            if !e.sweep {
+            if !e.sweep || !e.solving {
                 continue;
             }
+            swept = true;
             for i in 0..D {
                 if e.direct_rows[i] {
                     direct.set_impulse(&slot, i, e.impulse[i]);
                 }
             }
         }
+        swept
     }
 
     fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]) {

@@ -1,0 +1,22 @@
+//! The gallery's scenes and their rendering, shared by `cargo run --example gallery` (the
+//! animated SVG gallery, [`cli`]) and the interactive page in `web/` (a canvas, compiled
+//! for `wasm32-unknown-unknown`).
+//!
+//! * [`joints`]: the custom joints, each a few lines of `#[constraint]` expression, and the
+//!   soft [`joints::MouseJoint`] the interactive page drags bodies with;
+//! * [`scenes`]: one scene per builtin joint and per custom joint;
+//! * [`world`]: a running scene ([`World`]): its space, what each body looks like, its
+//!   joints' pictures and errors, the mouse;
+//! * [`svg`], [`html`]: the animated SVG of a run, its plots and the index page;
+//! * [`cli`]: the gallery command.
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod html;
+pub mod joints;
+pub mod scenes;
+pub mod svg;
+pub mod world;
+
+pub use scenes::{SCENES, SceneInfo};
+pub use world::{Shape, World};

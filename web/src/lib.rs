@@ -1,0 +1,224 @@
+//! The gallery's scenes for the interactive page: plain WebAssembly exports that a
+//! hand-written `www/app.js` calls to step a scene, read what to draw and drag bodies.
+//!
+//! Exported symbols need `#[unsafe(no_mangle)]` (edition 2024's spelling of `#[no_mangle]`):
+//! it promises that no other symbol of the module has the same name, which holds for
+//! these distinct names. No other unsafe code is used.
+//!
+//! Everything is drawn from one flat `f32` buffer that [`frame`] fills and [`frame_ptr`]
+//! locates. Each record starts with a tag:
+//!
+//! | tag | record |
+//! | --- | --- |
+//! | 1 | circle: x, y, angle, radius, dynamic |
+//! | 2 | ellipse: x, y, angle, rx, ry, dynamic |
+//! | 3 | rectangle: x, y, angle, half width, half height, dynamic |
+//! | 4 | polygon: x, y, angle, dynamic, n, then n local vertices (x, y) |
+//! | 5 | hook: x, y |
+//! | 10 | anchor: x, y |
+//! | 11 | segment: x1, y1, x2, y2, style (0 rigid, 1 rope, 2 link) |
+//! | 12 | axis: x1, y1, x2, y2 (the drawn extent), finite min end (0/1), finite max end (0/1) |
+//! | 13 | arc: cx, cy, radius, start, end |
+//! | 20 | mouse: grip x, grip y, target x, target y |
+
+use std::cell::RefCell;
+
+use nape::Vec2;
+use nape::draw::{DrawPrimitive, SegmentStyle};
+use nape_gallery::{SCENES, Shape, World};
+
+struct App {
+    scene: usize,
+    world: Option<World>,
+    buffer: Vec<f32>,
+}
+
+thread_local! {
+    static APP: RefCell<App> = const {
+        RefCell::new(App { scene: 0, world: None, buffer: Vec::new() })
+    };
+}
+
+/// Number of scenes.
+#[unsafe(no_mangle)]
+pub extern "C" fn scene_count() -> u32 {
+    SCENES.len() as u32
+}
+
+/// Address of scene `i`'s title (UTF-8), or null if there is no such scene.
+#[unsafe(no_mangle)]
+pub extern "C" fn scene_title_ptr(i: u32) -> *const u8 {
+    SCENES
+        .get(i as usize)
+        .map_or(std::ptr::null(), |s| s.title.as_ptr())
+}
+
+/// Length in bytes of scene `i`'s title.
+#[unsafe(no_mangle)]
+pub extern "C" fn scene_title_len(i: u32) -> u32 {
+    SCENES.get(i as usize).map_or(0, |s| s.title.len() as u32)
+}
+
+/// Builds scene `i` afresh (also the page's reset); returns 1 on success.
+#[unsafe(no_mangle)]
+pub extern "C" fn load(i: u32) -> u32 {
+    let Some(scene) = SCENES.get(i as usize) else {
+        return 0;
+    };
+    let Ok(world) = (scene.build)() else {
+        return 0;
+    };
+    APP.with_borrow_mut(|app| {
+        app.scene = i as usize;
+        app.world = Some(world);
+    });
+    1
+}
+
+/// The scene last loaded.
+#[unsafe(no_mangle)]
+pub extern "C" fn current_scene() -> u32 {
+    APP.with_borrow(|app| app.scene as u32)
+}
+
+/// Advances the scene by `dt` seconds.
+#[unsafe(no_mangle)]
+pub extern "C" fn step(dt: f32) {
+    APP.with_borrow_mut(|app| {
+        if let Some(world) = &mut app.world {
+            world.step(dt);
+        }
+    });
+}
+
+/// The worst position error of the scene's joints (the mouse's soft joint not included).
+#[unsafe(no_mangle)]
+pub extern "C" fn worst_error() -> f32 {
+    APP.with_borrow(|app| app.world.as_ref().map_or(0.0, World::worst_violation))
+}
+
+/// One corner of the world rectangle the scene shows: 0, 1 = low x, y; 2, 3 = high x, y.
+#[unsafe(no_mangle)]
+pub extern "C" fn view(corner: u32) -> f32 {
+    APP.with_borrow(|app| {
+        app.world.as_ref().map_or(0.0, |w| {
+            let (low, high) = w.view;
+            [low.x, low.y, high.x, high.y]
+                .get(corner as usize)
+                .copied()
+                .unwrap_or(0.0)
+        })
+    })
+}
+
+/// Grabs the dynamic body under the world point (x, y); returns 1 if there was one.
+#[unsafe(no_mangle)]
+pub extern "C" fn mouse_down(x: f32, y: f32) -> u32 {
+    with_world(|w| w.grab(Vec2::new(x, y)).unwrap_or(false) as u32)
+}
+
+/// Moves the mouse to the world point (x, y).
+#[unsafe(no_mangle)]
+pub extern "C" fn mouse_move(x: f32, y: f32) {
+    with_world(|w| {
+        // A failed update leaves the previous target, which is harmless for one frame.
+        let _ = w.drag_to(Vec2::new(x, y));
+    });
+}
+
+/// Lets go.
+#[unsafe(no_mangle)]
+pub extern "C" fn mouse_up() {
+    with_world(|w| {
+        let _ = w.release();
+    });
+}
+
+/// Fills the drawing buffer (see the crate docs) and returns its length in `f32`s.
+#[unsafe(no_mangle)]
+pub extern "C" fn frame() -> u32 {
+    APP.with_borrow_mut(|app| {
+        let App { world, buffer, .. } = app;
+        buffer.clear();
+        if let Some(world) = world {
+            encode(world, buffer);
+        }
+        buffer.len() as u32
+    })
+}
+
+/// Address of the drawing buffer [`frame`] filled.
+#[unsafe(no_mangle)]
+pub extern "C" fn frame_ptr() -> *const f32 {
+    APP.with_borrow(|app| app.buffer.as_ptr())
+}
+
+fn with_world<R: Default>(f: impl FnOnce(&mut World) -> R) -> R {
+    APP.with_borrow_mut(|app| app.world.as_mut().map(f).unwrap_or_default())
+}
+
+fn flag(b: bool) -> f32 {
+    if b { 1.0 } else { 0.0 }
+}
+
+fn encode(world: &World, out: &mut Vec<f32>) {
+    for drawn in &world.bodies {
+        let pose = world.pose(drawn.handle);
+        let (x, y, a) = (pose.position.x, pose.position.y, pose.angle);
+        let dynamic = flag(drawn.dynamic);
+        match &drawn.shape {
+            Shape::Circle { radius } => out.extend([1.0, x, y, a, *radius, dynamic]),
+            Shape::Ellipse { radii } => out.extend([2.0, x, y, a, radii.x, radii.y, dynamic]),
+            Shape::Rectangle { half } => out.extend([3.0, x, y, a, half.x, half.y, dynamic]),
+            Shape::Polygon { vertices } => {
+                out.extend([4.0, x, y, a, dynamic, vertices.len() as f32]);
+                out.extend(vertices.iter().flat_map(|v| [v.x, v.y]));
+            }
+            Shape::Hook => out.extend([5.0, x, y]),
+        }
+    }
+    for picture in world.joint_pictures() {
+        for primitive in picture {
+            match primitive {
+                DrawPrimitive::Anchor { at } => out.extend([10.0, at.x, at.y]),
+                DrawPrimitive::Segment { from, to, style } => {
+                    let style = match style {
+                        SegmentStyle::Rigid => 0.0,
+                        SegmentStyle::Rope => 1.0,
+                        SegmentStyle::Link => 2.0,
+                    };
+                    out.extend([11.0, from.x, from.y, to.x, to.y, style]);
+                }
+                DrawPrimitive::Axis {
+                    origin,
+                    direction,
+                    min,
+                    max,
+                } => {
+                    let (a, b) = (
+                        origin + min.clamp(-50.0, 50.0) * direction,
+                        origin + max.clamp(-50.0, 50.0) * direction,
+                    );
+                    out.extend([
+                        12.0,
+                        a.x,
+                        a.y,
+                        b.x,
+                        b.y,
+                        flag(min.is_finite()),
+                        flag(max.is_finite()),
+                    ]);
+                }
+                DrawPrimitive::Arc {
+                    centre,
+                    radius,
+                    start,
+                    end,
+                } => out.extend([13.0, centre.x, centre.y, radius, start, end]),
+            }
+        }
+    }
+    if let Some((_, grip, target)) = world.grabbed() {
+        out.extend([20.0, grip.x, grip.y, target.x, target.y]);
+    }
+}
