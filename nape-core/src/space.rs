@@ -124,6 +124,8 @@ pub struct Space {
     topology_changed: bool,
     /// `direct_solve` as of the last rebuild.
     direct_built: bool,
+    /// Whether a constraint of an acyclic island took part in this substep's sweeps.
+    direct_swept: bool,
     /// Store indices in the order the solver visits them (by type name).
     store_order: Vec<usize>,
     links: Vec<Link>,
@@ -175,6 +177,7 @@ impl Space {
             direct: DirectSystem::default(),
             topology_changed: true,
             direct_built: false,
+            direct_swept: false,
             store_order: Vec::new(),
             links: Vec::new(),
             bodies: Vec::new(),
@@ -968,7 +971,13 @@ impl Space {
     /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
     /// the Gauss–Seidel sweeps.
     fn solve_pass(&mut self, pass: usize, sweeps: u32, direct: bool) {
-        let swept = direct && self.exact_solve(pass);
+        // Exact rows have no positional bias (the projection corrects positions), so after
+        // the biased pass they already hold for the relax pass unless sweeps moved them.
+        let exact = direct && (pass == 0 || self.direct_swept);
+        let swept = exact && self.exact_solve(pass);
+        if pass == 0 {
+            self.direct_swept = swept;
+        }
         for _ in 0..sweeps {
             for &s in &self.store_order {
                 self.stores[s].sweep(pass, &mut self.velocities);

@@ -576,7 +576,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let limit: [bool; D] =
             std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
         e.limited = T::HAS_LIMITS && limit.iter().any(|&l| l);
-        if e.limited {
+        let clamp_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
+        e.row_mass = [0.0; D];
+        let usable: [bool; D] = if e.limited {
             let equality: [bool; D] = std::array::from_fn(|i| active[i] && !limit[i]);
             e.k_inv = invert_active(&k, &equality);
             e.row_mass = std::array::from_fn(|i| {
@@ -586,10 +588,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     0.0
                 }
             });
-        } else {
+            std::array::from_fn(|i| e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
+        } else if e.direct.is_none() || clamp_force {
             e.k_inv = invert_active(&k, &active);
-        }
-        let usable = |i: usize| e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0;
+            std::array::from_fn(|i| e.k_inv[i][i] != 0.0)
+        } else {
+            // Solved exactly and never swept: no inverse needed, only which rows can act.
+            std::array::from_fn(|i| active[i] && k[i][i] > 0.0 && k[i][i].is_finite())
+        };
+        let usable = |i: usize| usable[i];
 
         let in_direct = e.direct.is_some();
         let spring = if T::VELOCITY_ONLY || s.stiff {
@@ -630,7 +637,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.mass_scale[1][i] = relax.mass_scale;
             e.impulse_scale[1][i] = relax.impulse_scale;
         }
-        e.clamp_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
+        e.clamp_force = clamp_force;
         e.max_impulse = s.max_force * h;
 
         // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
