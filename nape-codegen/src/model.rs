@@ -1351,6 +1351,27 @@ impl Lowerer<'_> {
                 .last()
                 .expect("a path has a segment")
                 .ident;
+            if let [name] = tail.as_slice()
+                && SCALAR_METHODS.contains(name)
+            {
+                for argument in &call.args {
+                    self.lower(argument);
+                }
+                let (receiver, rest) = match name {
+                    &"atan2" => ("y", "x"),
+                    &"min" | &"max" | &"hypot" => ("a", "b"),
+                    &"clamp" => ("x", "low, high"),
+                    _ => ("x", ""),
+                };
+                return self.error(
+                    function,
+                    format!(
+                        "`{name}` is a method of `f32`: write `{receiver}.{name}({rest})` or \
+                         `f32::{name}({receiver}{}{rest})`",
+                        if rest.is_empty() { "" } else { ", " }
+                    ),
+                );
+            }
             let Some(expected) = method_form else {
                 return self.error(
                     function,

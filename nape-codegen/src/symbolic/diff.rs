@@ -86,7 +86,9 @@ impl Differentiator {
             // value is clamped and the row does nothing.
             Node::Ln(a) => {
                 let da = self.derive(graph, a);
-                let inverse = graph.safe_recip(a);
+                let zero = graph.constant(0.0);
+                let positive = graph.max(zero, a);
+                let inverse = graph.safe_recip(positive);
                 graph.mul(da, inverse)
             }
             // (asin a)' = a'/√(1 − a²) = −(acos a)', guarded at ±1 and beyond, where the
