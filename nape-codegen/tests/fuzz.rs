@@ -197,8 +197,9 @@ fn expression() -> impl Strategy<Value = String> {
                 .prop_map(|(a, f)| format!("{a}.{f}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("Vec2::new({a}, {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{ let t = {a}; t * {b} }}")),
-            (inner.clone(), inner.clone())
-                .prop_map(|(a, b)| format!("{{ let (s, c): (f32, f32) = {a}.sin_cos(); s * {b} + c }}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
+                "{{ let (s, c): (f32, f32) = {a}.sin_cos(); s * {b} + c }}"
+            )),
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(a, b, c)| format!("f32::clamp({a}, {b}, {c})")),
             (inner.clone(), prop::sample::select(&["0", "1", "2"][..]))

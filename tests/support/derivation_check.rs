@@ -75,8 +75,7 @@ pub fn check_state<T, const D: usize, const B: usize>(
 where
     T: Constraint<D, B>,
 {
-    let (j_error, generated, jacobian) =
-        check_derivation(constraint, poses, inverse_masses, slot_bodies);
+    let (j_error, generated, _) = check_derivation(constraint, poses, inverse_masses, slot_bodies);
     let name = T::NAME;
 
     // K⁻¹K = I on the rows K can move (a row with a zero diagonal is dropped). Slots that
