@@ -21,6 +21,10 @@ pub struct Derivation {
     pub jacobian: Vec<Vec<Id>>,
     /// For a velocity-only constraint, the constant part `b` of each row.
     pub bias: Vec<Id>,
+    /// What `velocity_bias` returns: `b` of each row that does not depend on the poses,
+    /// 0 for a row whose `b` does (that `b` is cached per step and added to the row's
+    /// velocity error, since `velocity_bias` sees no poses).
+    pub velocity_bias: Vec<Id>,
     /// `J·v` per row over `Leaf::Velocity`.
     pub velocity_error: Vec<Id>,
     /// `K` without shared bodies, upper triangle: `effective_mass[i][j]` for `i <= j`.
@@ -135,6 +139,21 @@ pub fn derive(
         }
     }
 
+    // A velocity-only row whose constant part reads the poses: cached per step, added to
+    // the row's velocity error.
+    let mut velocity_bias = Vec::new();
+    let mut posed_bias = vec![None; dim];
+    for (i, &b) in bias.iter().enumerate() {
+        if depends_on_pose(graph, b) {
+            cache.push(b);
+            let k = u16::try_from(cache.len() - 1).expect("cache fits u16");
+            posed_bias[i] = Some(graph.leaf(Leaf::Cached(k)));
+            velocity_bias.push(graph.constant(0.0));
+        } else {
+            velocity_bias.push(b);
+        }
+    }
+
     let velocity_error = (0..dim)
         .map(|i| {
             let terms: Vec<Id> = (0..bodies)
@@ -143,6 +162,7 @@ pub fn derive(
                     let velocity = graph.leaf(Leaf::Velocity(slot(s), dof));
                     graph.mul(jacobian[i][3 * s + dof.offset()], velocity)
                 })
+                .chain(posed_bias[i])
                 .collect();
             graph.sum(terms)
         })
@@ -237,6 +257,7 @@ pub fn derive(
         cache,
         jacobian,
         bias,
+        velocity_bias,
         velocity_error,
         effective_mass,
         shared_terms,

@@ -144,6 +144,43 @@ impl<'a> Writer<'a> {
                 let a = self.wrapped(a, ATOM);
                 (quote!(#a.cos()), ATOM)
             }
+            Node::Tan(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.tan()), ATOM)
+            }
+            Node::Exp(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.exp()), ATOM)
+            }
+            Node::Abs(a) => {
+                let a = self.wrapped(a, ATOM);
+                (quote!(#a.abs()), ATOM)
+            }
+            Node::Atan2(y, x) => {
+                let (y, x) = (self.wrapped(y, ATOM), self.write(x));
+                (quote!(#y.atan2(#x)), ATOM)
+            }
+            Node::Min(a, b) => {
+                let (a, b) = (self.wrapped(a, ATOM), self.write(b));
+                (quote!(#a.min(#b)), ATOM)
+            }
+            Node::Max(a, b) => {
+                let (a, b) = (self.wrapped(a, ATOM), self.write(b));
+                (quote!(#a.max(#b)), ATOM)
+            }
+            // The guarded functions are runtime helpers (see `nape::__private`).
+            Node::Ln(a) | Node::Asin(a) | Node::Acos(a) | Node::Sign(a) | Node::Step(a) => {
+                let krate = &self.model.krate;
+                let helper = match graph.node(id) {
+                    Node::Ln(_) => quote!(ln),
+                    Node::Asin(_) => quote!(asin),
+                    Node::Acos(_) => quote!(acos),
+                    Node::Sign(_) => quote!(sign),
+                    _ => quote!(step),
+                };
+                let a = self.write(a);
+                (quote!(#krate::__private::#helper(#a)), ATOM)
+            }
         }
     }
 
@@ -207,6 +244,10 @@ impl<'a> Writer<'a> {
                 let i = Literal::usize_unsuffixed(usize::from(i));
                 quote!(__impulse[#i])
             }
+            Leaf::Named(k) => {
+                let name = named_constant(usize::from(k));
+                quote!(Self::#name)
+            }
         }
     }
 }
@@ -218,6 +259,32 @@ fn signed(writer: &Writer<'_>, id: Id) -> (TokenStream, TokenStream) {
             (writer.wrapped(magnitude, PREFIX), quote!(-=))
         }
         _ => (writer.wrapped(id, PREFIX), quote!(+=)),
+    }
+}
+
+/// The associated constant through which generated code reads the `k`-th named constant.
+fn named_constant(k: usize) -> Ident {
+    format_ident!("__NAPE_CONSTANT_{}", k)
+}
+
+/// Each named constant the expression uses, once, as an associated `f32` constant of the
+/// struct: the path keeps the user's spans, so rustc resolves it and reports a wrong type
+/// once, where it was written.
+fn named_constants(model: &Model) -> TokenStream {
+    if model.named.is_empty() {
+        return TokenStream::new();
+    }
+    let name = &model.name;
+    let constants = model.named.iter().enumerate().map(|(k, path)| {
+        let constant = named_constant(k);
+        quote!(const #constant: f32 = #path;)
+    });
+    quote! {
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #name {
+            #(#constants)*
+        }
     }
 }
 
@@ -270,7 +337,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         rows_block(graph, model, &model.rows)
     };
     let velocity_bias = if velocity_only {
-        let rows = rows_block(graph, model, &derivation.bias);
+        let rows = rows_block(graph, model, &derivation.velocity_bias);
         quote! {
             #[inline]
             fn velocity_bias(&self) -> [f32; #dim] { #rows }
@@ -305,9 +372,12 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
     let doc = documentation(model, derivation);
 
     let set_targets = body_fields.iter().map(|field| quote!(self.#field));
+    let named = named_constants(model);
     quote! {
         #(#[doc = #doc])*
         #item
+
+        #named
 
         // Straight-line generated arithmetic: the user's lint settings are not its business.
         #[automatically_derived]
@@ -559,15 +629,18 @@ fn validate_block(model: &Model) -> TokenStream {
         let (Some(min), Some(max)) = (bounds.min, bounds.max) else {
             continue;
         };
+        // A bound is a receiver of `is_finite()`, so it is parenthesised unless it is an
+        // atom: `-1.0f32.is_finite()` would negate the boolean.
         if min == max {
-            let bound = writer.wrapped(min, SUM);
+            let bound = writer.wrapped(min, ATOM);
             let value = quote!(::std::format!("{:?}", #bound));
             let rule = format!("the bound of row {row} is finite");
             checks.extend(check(quote!(!#bound.is_finite()), &rule, value));
             continue;
         }
         let (low, high) = (writer.wrapped(min, SUM), writer.wrapped(max, SUM));
-        let fails = quote!(!(#low <= #high && (#low != #high || #low.is_finite())));
+        let low_receiver = writer.wrapped(min, ATOM);
+        let fails = quote!(!(#low <= #high && (#low != #high || #low_receiver.is_finite())));
         let rule = format!("row {row}: min <= max, and equal bounds are finite");
         let value = quote!(::std::format!("min = {:?}, max = {:?}", #low, #high));
         checks.extend(check(fails, &rule, value));
@@ -639,6 +712,7 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
         Leaf::InverseInertia(s) => format!("I⁻¹({})", body(s)),
         Leaf::Cached(k) => format!("j{k}"),
         Leaf::Impulse(i) => format!("λ{i}"),
+        Leaf::Named(k) => model.named[usize::from(k)].to_string().replace(' ', ""),
     };
     let text = |id: Id| to_infix(graph, id, &name);
     let mut lines = vec![String::new(), "# Derivation".to_owned(), String::new()];
@@ -733,10 +807,19 @@ pub fn placeholder(input: &crate::parse::Input, krate: &TokenStream) -> TokenStr
         .max(1);
     let bodies = Literal::usize_unsuffixed(bodies);
     let message = "#[constraint] failed to compile";
+    // A generic struct (itself an error) gets the placeholder for every instantiation;
+    // the bounds the trait needs are stated, not assumed.
+    let (impl_generics, type_generics, where_clause) = input.item.generics.split_for_impl();
+    let predicates = where_clause.map(|w| &w.predicates);
+    let bounds = if input.generic {
+        quote!(where #name #type_generics: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static, #predicates)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #[automatically_derived]
         #[allow(unused_variables, clippy::all)]
-        impl #private::Constraint<1, #bodies> for #name {
+        impl #impl_generics #private::Constraint<1, #bodies> for #name #type_generics #bounds {
             type Jacobian = ();
             const NAME: &'static str = #name_text;
             fn bodies(&self) -> [#private::BodyHandle; #bodies] { ::core::unreachable!(#message) }

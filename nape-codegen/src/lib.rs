@@ -40,6 +40,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let Some(input) = parse::Input::parse(item.clone(), &mut errors) else {
         return fallback(item, errors, None);
     };
+    if input.generic {
+        return fallback(input.item.to_token_stream(), errors, Some((&input, &krate)));
+    }
     let Some(mut model) = model::build(args, &input, &mut errors) else {
         return fallback(input.item.to_token_stream(), errors, Some((&input, &krate)));
     };

@@ -85,6 +85,9 @@ pub struct Model {
     /// Pairs of body slots that must hold different bodies (`validate = [body1 != body2]`),
     /// with the rule as written.
     pub distinct_bodies: Vec<(usize, usize, String)>,
+    /// Named constants the macro cannot see into, indexed by `Leaf::Named`: their paths as
+    /// written.
+    pub named: Vec<TokenStream>,
     /// The path of the runtime crate.
     pub krate: TokenStream,
     /// The expression's tokens, for errors found after lowering.
@@ -148,13 +151,67 @@ const VECTOR_METHODS: &[&str] = &[
     "length_squared",
     "normalize",
     "normalize_or_zero",
+    "distance",
+    "distance_squared",
+    "to_angle",
+    "angle_to",
 ];
-const SCALAR_METHODS: &[&str] = &["sqrt", "sin", "cos", "recip", "powi"];
+const SCALAR_METHODS: &[&str] = &[
+    "sqrt", "sin", "cos", "tan", "sin_cos", "asin", "acos", "atan", "atan2", "exp", "ln", "abs",
+    "min", "max", "clamp", "hypot", "recip", "powi",
+];
+/// Methods of Rust's `f32` that a constraint expression cannot use: named as such, rather
+/// than answered with the nearest supported name (`floor` is not a typo of `cos`).
+const UNSUPPORTED_SCALAR_METHODS: &[&str] = &[
+    "floor",
+    "ceil",
+    "round",
+    "round_ties_even",
+    "trunc",
+    "fract",
+    "signum",
+    "copysign",
+    "powf",
+    "exp2",
+    "exp_m1",
+    "log",
+    "log2",
+    "log10",
+    "ln_1p",
+    "cbrt",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "mul_add",
+    "rem_euclid",
+    "div_euclid",
+    "to_degrees",
+    "to_radians",
+    "minimum",
+    "maximum",
+    "midpoint",
+    "total_cmp",
+];
+
+/// A method applied to a receiver: `receiver.method(args)` or `f32::method(receiver, args)`.
+struct Invocation<'a> {
+    method: &'a Ident,
+    /// The arguments after the receiver.
+    args: Vec<&'a Expr>,
+    /// The parentheses, for errors about the argument count.
+    parens: Span,
+    /// Whether the receiver was written as the first argument (call form).
+    receiver_is_argument: bool,
+}
 
 struct Lowerer<'e> {
     graph: Graph,
     fields: HashMap<String, FieldRef>,
     bindings: Vec<(String, Value)>,
+    named: Vec<TokenStream>,
     context: Context,
     body_used: Vec<bool>,
     errors: &'e mut Errors,
@@ -226,6 +283,7 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         graph: Graph::new(),
         fields,
         bindings: Vec::new(),
+        named: Vec::new(),
         context: match mode {
             Mode::Position => Context::Position,
             Mode::Velocity => Context::Velocity,
@@ -277,6 +335,7 @@ pub fn build(args: Args, input: &Input, errors: &mut Errors) -> Option<Model> {
         limits: limits.flatten(),
         rules,
         distinct_bodies,
+        named: lowerer.named,
         krate,
         source: expression.to_token_stream(),
     })
@@ -529,10 +588,17 @@ impl Lowerer<'_> {
                 &mac.mac.path,
                 "macros are not supported in a constraint expression",
             ),
-            Expr::If(_) | Expr::Match(_) => self.error(
-                expression,
-                "branches are not supported: a constraint must be differentiable everywhere; \
-                 use `limits` for inequalities",
+            Expr::If(branch) => self.error(
+                branch.if_token,
+                "`if` is not supported in a constraint: write a piecewise expression with \
+                 `min`, `max`, `clamp` or `abs` (e.g. `x.max(0.0)` for \
+                 `if x > 0.0 { x } else { 0.0 }`), whose derivatives at the switch are \
+                 defined, and a one-sided constraint with `limits = [0.0..]`",
+            ),
+            Expr::Match(branch) => self.error(
+                branch.match_token,
+                "`match` is not supported in a constraint: write a piecewise expression with \
+                 `min`, `max`, `clamp` or `abs`, and a one-sided constraint with `limits`",
             ),
             Expr::Cast(cast) => self.error(
                 cast.as_token,
@@ -575,19 +641,16 @@ impl Lowerer<'_> {
                             local,
                             "a `let` in a constraint needs a value: `let name = ...;`",
                         );
+                        self.bind(&local.pat, Value::Poison);
                         continue;
                     };
                     if let Some((else_token, _)) = &init.diverge {
                         self.error(else_token, "`let ... else` is not supported here");
+                        self.bind(&local.pat, Value::Poison);
                         continue;
                     }
                     let value = self.lower(&init.expr);
-                    match binding_name(&local.pat) {
-                        Some(name) => self.bindings.push((name.to_string(), value)),
-                        None => {
-                            self.error(&local.pat, "bind a single name: `let name = ...;`");
-                        }
-                    }
+                    self.bind(&local.pat, value);
                 }
                 syn::Stmt::Expr(expression, None) if index == last => {
                     result = Some(self.lower(expression));
@@ -620,6 +683,110 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Binds the names of a `let` pattern: a name, `_`, a tuple of patterns, or a pattern
+    /// with a type, which is checked. After a mistake every name of the pattern is bound
+    /// to a poison value, so later uses report nothing further.
+    fn bind(&mut self, pattern: &syn::Pat, value: Value) {
+        match (pattern, value) {
+            (syn::Pat::Ident(ident), value) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                if let Some(mutability) = &ident.mutability {
+                    self.error(mutability, "bindings in a constraint cannot be `mut`");
+                }
+                self.bindings.push((ident.ident.to_string(), value));
+            }
+            (syn::Pat::Wild(_), _) => {}
+            (syn::Pat::Paren(inner), value) => self.bind(&inner.pat, value),
+            (syn::Pat::Type(typed), value) => match has_type(&value, &typed.ty) {
+                _ if matches!(value, Value::Poison) => self.bind(&typed.pat, value),
+                Some(true) => self.bind(&typed.pat, value),
+                Some(false) => {
+                    self.error(
+                        &typed.ty,
+                        format!(
+                            "mismatched types: this `let` is annotated `{}` but its value \
+                                 is `{}`",
+                            typed.ty.to_token_stream().to_string().replace(' ', ""),
+                            type_name(&value)
+                        ),
+                    );
+                    self.bind(&typed.pat, Value::Poison);
+                }
+                None => {
+                    self.error(
+                        &typed.ty,
+                        format!(
+                            "a constraint's values are `f32`, `Vec2`, and tuples or arrays \
+                                 of those; `{}` is not one of them",
+                            typed.ty.to_token_stream()
+                        ),
+                    );
+                    self.bind(&typed.pat, Value::Poison);
+                }
+            },
+            (syn::Pat::Tuple(tuple), Value::Rows(values)) if tuple.elems.len() == values.len() => {
+                for (element, value) in tuple.elems.iter().zip(values) {
+                    self.bind(element, value);
+                }
+            }
+            (syn::Pat::Tuple(tuple), Value::Poison) => {
+                for element in &tuple.elems {
+                    self.bind(element, Value::Poison);
+                }
+            }
+            (syn::Pat::Tuple(tuple), value) => {
+                let message = match &value {
+                    Value::Rows(values) => format!(
+                        "this pattern has {} element{} but the value is a tuple of {}",
+                        tuple.elems.len(),
+                        if tuple.elems.len() == 1 { "" } else { "s" },
+                        values.len()
+                    ),
+                    Value::Vector(..) => "a `Vec2` is not a tuple: bind it whole (`let v = ...;`) \
+                                          and use `v.x` and `v.y`"
+                        .to_owned(),
+                    other => format!("cannot destructure {} as a tuple", other.describe()),
+                };
+                self.error(pattern, message);
+                for element in &tuple.elems {
+                    self.bind(element, Value::Poison);
+                }
+            }
+            (other, _) => {
+                self.error(
+                    other,
+                    "bind a name or a tuple of names: `let name = ...;` or `let (a, b) = ...;`",
+                );
+                self.bind_names_poisoned(other);
+            }
+        }
+    }
+
+    /// Binds every name inside an unsupported pattern to poison.
+    fn bind_names_poisoned(&mut self, pattern: &syn::Pat) {
+        match pattern {
+            syn::Pat::Ident(ident) => {
+                self.bindings.push((ident.ident.to_string(), Value::Poison));
+                if let Some((_, sub)) = &ident.subpat {
+                    self.bind_names_poisoned(sub);
+                }
+            }
+            syn::Pat::Tuple(tuple) => tuple.elems.iter().for_each(|p| self.bind_names_poisoned(p)),
+            syn::Pat::TupleStruct(tuple) => {
+                tuple.elems.iter().for_each(|p| self.bind_names_poisoned(p));
+            }
+            syn::Pat::Struct(structure) => {
+                for field in &structure.fields {
+                    self.bind_names_poisoned(&field.pat);
+                }
+            }
+            syn::Pat::Slice(slice) => slice.elems.iter().for_each(|p| self.bind_names_poisoned(p)),
+            syn::Pat::Reference(reference) => self.bind_names_poisoned(&reference.pat),
+            syn::Pat::Type(typed) => self.bind_names_poisoned(&typed.pat),
+            syn::Pat::Paren(inner) => self.bind_names_poisoned(&inner.pat),
+            _ => {}
+        }
+    }
+
     fn path(&mut self, path: &syn::ExprPath) -> Value {
         if path.qself.is_some() {
             return self.error(path, "qualified paths are not supported");
@@ -630,7 +797,15 @@ impl Lowerer<'_> {
             .iter()
             .map(|s| s.ident.to_string())
             .collect();
-        if let [name] = segments.as_slice() {
+        if let [name] = segments.as_slice()
+            && path.path.leading_colon.is_none()
+        {
+            if is_constant_name(name)
+                && self.bindings.iter().all(|(bound, _)| bound != name)
+                && !self.fields.contains_key(name.as_str())
+            {
+                return self.named_constant(path);
+            }
             return self.name(name, &path.path.segments[0].ident);
         }
         let joined = segments.join("::");
@@ -659,13 +834,33 @@ impl Lowerer<'_> {
         if let Some((x, y)) = vector {
             return Value::Vector(self.graph.constant(x), self.graph.constant(y));
         }
-        self.error(
-            path,
-            format!(
-                "unknown path `{joined}`; constraint expressions know `Vec2::ZERO`, `Vec2::X`, \
-                 `Vec2::Y`, `f32::INFINITY` and `std::f32::consts::PI`/`TAU`"
-            ),
-        )
+        if let [.., "Vec2", _] = tail.as_slice() {
+            return self.error(
+                path,
+                format!(
+                    "unknown path `{joined}`; the `Vec2` constants a constraint knows are \
+                     `Vec2::ZERO`, `Vec2::ONE`, `Vec2::X`, `Vec2::Y`, `Vec2::NEG_X` and \
+                     `Vec2::NEG_Y`"
+                ),
+            );
+        }
+        self.named_constant(path)
+    }
+
+    /// A path the macro cannot see into (`crate::GAP`, `PI` brought in by `use`): an `f32`
+    /// constant with derivative zero, whose existence and type rustc checks.
+    fn named_constant(&mut self, path: &syn::ExprPath) -> Value {
+        let tokens = path.to_token_stream();
+        let text = tokens.to_string();
+        let index = match self.named.iter().position(|p| p.to_string() == text) {
+            Some(index) => index,
+            None => {
+                self.named.push(tokens);
+                self.named.len() - 1
+            }
+        };
+        let index = u16::try_from(index).unwrap_or(u16::MAX);
+        Value::Scalar(self.graph.leaf(Leaf::Named(index)))
     }
 
     fn name(&mut self, name: &str, ident: &Ident) -> Value {
@@ -709,8 +904,9 @@ impl Lowerer<'_> {
     }
 
     fn field(&mut self, field: &syn::ExprField) -> Value {
-        let syn::Member::Named(member) = &field.member else {
-            return self.error(&field.member, "tuple fields are not supported");
+        let member = match &field.member {
+            syn::Member::Named(member) => member,
+            syn::Member::Unnamed(index) => return self.tuple_field(field, index),
         };
         if let Expr::Path(base) = strip(&field.base)
             && base.path.is_ident("self")
@@ -733,6 +929,30 @@ impl Lowerer<'_> {
             other => self.error(
                 member,
                 format!("{} has no field `{name}`", other.describe()),
+            ),
+        }
+    }
+
+    fn tuple_field(&mut self, field: &syn::ExprField, index: &syn::Index) -> Value {
+        let position = index.index as usize;
+        match self.lower(&field.base) {
+            Value::Poison => Value::Poison,
+            Value::Rows(mut values) if position < values.len() => values.swap_remove(position),
+            Value::Rows(values) => self.error(
+                index,
+                format!(
+                    "this tuple has {} element{}; there is no field `.{position}`",
+                    values.len(),
+                    if values.len() == 1 { "" } else { "s" }
+                ),
+            ),
+            Value::Vector(..) => self.error(
+                index,
+                "a `Vec2` has the fields `x` and `y`, not numbered ones",
+            ),
+            other => self.error(
+                index,
+                format!("{} has no field `.{position}`", other.describe()),
             ),
         }
     }
@@ -788,17 +1008,20 @@ impl Lowerer<'_> {
         }
     }
 
-    fn arguments(&mut self, call: &syn::ExprMethodCall, count: usize) -> Option<Vec<Value>> {
+    fn arguments(&mut self, call: &Invocation<'_>, count: usize) -> Option<Vec<Value>> {
         if call.args.len() != count {
-            self.error_at(
-                call.paren_token.span.join(),
-                format!(
-                    "`{}` takes {count} argument{}, found {}",
-                    call.method,
-                    if count == 1 { "" } else { "s" },
-                    call.args.len()
-                ),
+            let message = format!(
+                "`{}` takes {count} argument{}{}, found {}",
+                call.method,
+                if count == 1 { "" } else { "s" },
+                if call.receiver_is_argument {
+                    " after the receiver"
+                } else {
+                    ""
+                },
+                call.args.len()
             );
+            self.error_at(call.parens, message);
             return None;
         }
         let values: Vec<Value> = call.args.iter().map(|a| self.lower(a)).collect();
@@ -809,12 +1032,17 @@ impl Lowerer<'_> {
         }
     }
 
-    fn vector_argument(&mut self, call: &syn::ExprMethodCall, value: &Value) -> Option<(Id, Id)> {
+    fn vector_argument(
+        &mut self,
+        call: &Invocation<'_>,
+        index: usize,
+        value: &Value,
+    ) -> Option<(Id, Id)> {
         match value {
             Value::Vector(x, y) => Some((*x, *y)),
             other => {
                 self.error(
-                    &call.args[0],
+                    call.args[index],
                     format!(
                         "`{}` expects a `Vec2` argument, found {}",
                         call.method,
@@ -826,11 +1054,44 @@ impl Lowerer<'_> {
         }
     }
 
+    fn scalar_arguments(&mut self, call: &Invocation<'_>, count: usize) -> Option<Vec<Id>> {
+        let values = self.arguments(call, count)?;
+        let mut scalars = Vec::new();
+        for (index, value) in values.iter().enumerate() {
+            match value {
+                Value::Scalar(id) => scalars.push(*id),
+                other => {
+                    self.error(
+                        call.args[index],
+                        format!(
+                            "`{}` expects an `f32` argument, found {}",
+                            call.method,
+                            other.describe()
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(scalars)
+    }
+
     fn method(&mut self, call: &syn::ExprMethodCall) -> Value {
         if let Some(turbofish) = &call.turbofish {
             return self.error(turbofish, "generic arguments are not supported here");
         }
         let receiver = self.lower(&call.receiver);
+        let invocation = Invocation {
+            method: &call.method,
+            args: call.args.iter().collect(),
+            parens: call.paren_token.span.join(),
+            receiver_is_argument: false,
+        };
+        self.invoke(receiver, &invocation)
+    }
+
+    /// `receiver.method(args)`, or `Type::method(receiver, args)`.
+    fn invoke(&mut self, receiver: Value, call: &Invocation<'_>) -> Value {
         let method = call.method.to_string();
         match receiver {
             Value::Poison => {
@@ -845,7 +1106,7 @@ impl Lowerer<'_> {
                     let Some(args) = self.arguments(call, 1) else {
                         return Value::Poison;
                     };
-                    let Some((ax, ay)) = self.vector_argument(call, &args[0]) else {
+                    let Some((ax, ay)) = self.vector_argument(call, 0, &args[0]) else {
                         return Value::Poison;
                     };
                     self.body_used[usize::from(slot)] = true;
@@ -866,94 +1127,167 @@ impl Lowerer<'_> {
                 }
                 _ => self.unknown_method(call, "a body", BODY_METHODS, BODY_PROPERTIES),
             },
-            Value::Vector(x, y) => match method.as_str() {
-                "dot" | "perp_dot" => {
-                    let Some(args) = self.arguments(call, 1) else {
-                        return Value::Poison;
-                    };
-                    let Some((u, v)) = self.vector_argument(call, &args[0]) else {
-                        return Value::Poison;
-                    };
-                    let g = &mut self.graph;
-                    if method == "dot" {
-                        let (a, b) = (g.mul(x, u), g.mul(y, v));
-                        Value::Scalar(g.add(a, b))
-                    } else {
-                        let (a, b) = (g.mul(x, v), g.mul(y, u));
-                        Value::Scalar(g.sub(a, b))
+            Value::Vector(x, y) => self.vector_method(call, &method, x, y),
+            Value::Scalar(a) => self.scalar_method(call, &method, a),
+            Value::Rows(_) => self.error(call.method, "tuples have no methods"),
+        }
+    }
+
+    fn vector_method(&mut self, call: &Invocation<'_>, method: &str, x: Id, y: Id) -> Value {
+        match method {
+            "dot" | "perp_dot" | "distance" | "distance_squared" | "angle_to" => {
+                let Some(args) = self.arguments(call, 1) else {
+                    return Value::Poison;
+                };
+                let Some((u, v)) = self.vector_argument(call, 0, &args[0]) else {
+                    return Value::Poison;
+                };
+                let g = &mut self.graph;
+                let dot = |g: &mut Graph| {
+                    let (a, b) = (g.mul(x, u), g.mul(y, v));
+                    g.add(a, b)
+                };
+                let perp_dot = |g: &mut Graph| {
+                    let (a, b) = (g.mul(x, v), g.mul(y, u));
+                    g.sub(a, b)
+                };
+                Value::Scalar(match method {
+                    "dot" => dot(g),
+                    "perp_dot" => perp_dot(g),
+                    // glam: the signed angle from `self` to the argument.
+                    "angle_to" => {
+                        let (sine, cosine) = (perp_dot(g), dot(g));
+                        g.atan2(sine, cosine)
                     }
-                }
-                "perp" => {
-                    if self.arguments(call, 0).is_none() {
-                        return Value::Poison;
-                    }
-                    Value::Vector(self.graph.neg(y), x)
-                }
-                "length" | "length_squared" | "normalize" | "normalize_or_zero" => {
-                    if self.arguments(call, 0).is_none() {
-                        return Value::Poison;
-                    }
-                    let g = &mut self.graph;
-                    let (xx, yy) = (g.mul(x, x), g.mul(y, y));
-                    let squared = g.add(xx, yy);
-                    match method.as_str() {
-                        "length_squared" => Value::Scalar(squared),
-                        "length" => Value::Scalar(g.sqrt(squared)),
-                        _ => {
-                            // The direction of a zero vector is taken as zero (see SafeRecip).
-                            let length = g.sqrt(squared);
-                            let inverse = g.safe_recip(length);
-                            Value::Vector(g.mul(x, inverse), g.mul(y, inverse))
+                    _ => {
+                        let (dx, dy) = (g.sub(x, u), g.sub(y, v));
+                        let (xx, yy) = (g.mul(dx, dx), g.mul(dy, dy));
+                        let squared = g.add(xx, yy);
+                        if method == "distance" {
+                            g.sqrt(squared)
+                        } else {
+                            squared
                         }
                     }
+                })
+            }
+            "perp" => {
+                if self.arguments(call, 0).is_none() {
+                    return Value::Poison;
                 }
-                _ => self.unknown_method(call, "`Vec2`", VECTOR_METHODS, &["x", "y"]),
-            },
-            Value::Scalar(a) => match method.as_str() {
-                "sqrt" | "sin" | "cos" | "recip" => {
-                    if self.arguments(call, 0).is_none() {
-                        return Value::Poison;
+                Value::Vector(self.graph.neg(y), x)
+            }
+            "to_angle" => {
+                if self.arguments(call, 0).is_none() {
+                    return Value::Poison;
+                }
+                Value::Scalar(self.graph.atan2(y, x))
+            }
+            "length" | "length_squared" | "normalize" | "normalize_or_zero" => {
+                if self.arguments(call, 0).is_none() {
+                    return Value::Poison;
+                }
+                let g = &mut self.graph;
+                let (xx, yy) = (g.mul(x, x), g.mul(y, y));
+                let squared = g.add(xx, yy);
+                match method {
+                    "length_squared" => Value::Scalar(squared),
+                    "length" => Value::Scalar(g.sqrt(squared)),
+                    _ => {
+                        // The direction of a zero vector is taken as zero (see SafeRecip).
+                        let length = g.sqrt(squared);
+                        let inverse = g.safe_recip(length);
+                        Value::Vector(g.mul(x, inverse), g.mul(y, inverse))
                     }
-                    let g = &mut self.graph;
-                    Value::Scalar(match method.as_str() {
-                        "sqrt" => g.sqrt(a),
-                        "sin" => g.sin(a),
-                        "cos" => g.cos(a),
-                        _ => g.recip(a),
-                    })
                 }
-                "powi" => {
-                    let exponent = match call.args.first().map(strip) {
-                        Some(Expr::Lit(syn::ExprLit {
-                            lit: Lit::Int(int), ..
-                        })) if call.args.len() == 1 => int
-                            .base10_parse::<u8>()
-                            .ok()
-                            .filter(|&n| (1..=8).contains(&n)),
-                        _ => None,
-                    };
-                    let Some(exponent) = exponent else {
-                        return self.error_at(
-                            call.paren_token.span.join(),
-                            "`powi` takes one integer literal from 1 to 8, e.g. `x.powi(2)`",
-                        );
-                    };
-                    let g = &mut self.graph;
-                    let mut power = a;
-                    for _ in 1..exponent {
-                        power = g.mul(power, a);
+            }
+            _ => self.unknown_method(call, "`Vec2`", VECTOR_METHODS, &["x", "y"]),
+        }
+    }
+
+    fn scalar_method(&mut self, call: &Invocation<'_>, method: &str, a: Id) -> Value {
+        match method {
+            "sqrt" | "sin" | "cos" | "tan" | "exp" | "ln" | "asin" | "acos" | "abs" | "recip"
+            | "sin_cos" | "atan" => {
+                if self.arguments(call, 0).is_none() {
+                    return Value::Poison;
+                }
+                let g = &mut self.graph;
+                Value::Scalar(match method {
+                    "sqrt" => g.sqrt(a),
+                    "sin" => g.sin(a),
+                    "cos" => g.cos(a),
+                    "tan" => g.tan(a),
+                    "exp" => g.exp(a),
+                    "ln" => g.ln(a),
+                    "asin" => g.asin(a),
+                    "acos" => g.acos(a),
+                    "abs" => g.abs(a),
+                    "atan" => {
+                        let one = g.constant(1.0);
+                        g.atan2(a, one)
                     }
-                    Value::Scalar(power)
+                    "sin_cos" => {
+                        let (sine, cosine) = (g.sin(a), g.cos(a));
+                        return Value::Rows(vec![Value::Scalar(sine), Value::Scalar(cosine)]);
+                    }
+                    _ => g.recip(a),
+                })
+            }
+            "atan2" | "min" | "max" | "hypot" => {
+                let Some(args) = self.scalar_arguments(call, 1) else {
+                    return Value::Poison;
+                };
+                let (g, b) = (&mut self.graph, args[0]);
+                Value::Scalar(match method {
+                    "atan2" => g.atan2(a, b),
+                    "min" => g.min(a, b),
+                    "max" => g.max(a, b),
+                    _ => {
+                        let (aa, bb) = (g.mul(a, a), g.mul(b, b));
+                        let squared = g.add(aa, bb);
+                        g.sqrt(squared)
+                    }
+                })
+            }
+            "clamp" => {
+                let Some(args) = self.scalar_arguments(call, 2) else {
+                    return Value::Poison;
+                };
+                let g = &mut self.graph;
+                let raised = g.max(a, args[0]);
+                Value::Scalar(g.min(raised, args[1]))
+            }
+            "powi" => {
+                let exponent = match call.args.first().map(|e| strip(e)) {
+                    Some(Expr::Lit(syn::ExprLit {
+                        lit: Lit::Int(int), ..
+                    })) if call.args.len() == 1 => int
+                        .base10_parse::<u8>()
+                        .ok()
+                        .filter(|&n| (1..=8).contains(&n)),
+                    _ => None,
+                };
+                let Some(exponent) = exponent else {
+                    return self.error_at(
+                        call.parens,
+                        "`powi` takes one integer literal from 1 to 8, e.g. `x.powi(2)`",
+                    );
+                };
+                let g = &mut self.graph;
+                let mut power = a;
+                for _ in 1..exponent {
+                    power = g.mul(power, a);
                 }
-                _ => self.unknown_method(call, "`f32`", SCALAR_METHODS, &[]),
-            },
-            Value::Rows(_) => self.error(&call.method, "tuples have no methods"),
+                Value::Scalar(power)
+            }
+            _ => self.unknown_method(call, "`f32`", SCALAR_METHODS, &[]),
         }
     }
 
     fn unknown_method(
         &mut self,
-        call: &syn::ExprMethodCall,
+        call: &Invocation<'_>,
         receiver: &str,
         methods: &[&str],
         properties: &[&str],
@@ -962,6 +1296,20 @@ impl Lowerer<'_> {
         for argument in &call.args {
             self.lower(argument);
         }
+        let list = methods
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if receiver == "`f32`" && UNSUPPORTED_SCALAR_METHODS.contains(&name.as_str()) {
+            return self.error(
+                call.method,
+                format!(
+                    "`f32::{name}` is not supported in a constraint expression (the macro has \
+                     no derivative rule for it); available: {list}"
+                ),
+            );
+        }
         let hint = if name == "cross" && methods.contains(&"perp_dot") {
             "the 2D cross product is `perp_dot`; ".to_owned()
         } else {
@@ -969,13 +1317,8 @@ impl Lowerer<'_> {
                 .map(|close| format!("did you mean `{close}`? "))
                 .unwrap_or_default()
         };
-        let list = methods
-            .iter()
-            .map(|m| format!("`{m}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
         self.error(
-            &call.method,
+            call.method,
             format!("{receiver} has no method `{name}` in a constraint expression; {hint}available: {list}"),
         )
     }
@@ -984,7 +1327,8 @@ impl Lowerer<'_> {
         let Expr::Path(function) = strip(&call.func) else {
             return self.error(
                 &call.func,
-                "only `Vec2::new(x, y)` and `vec2(x, y)` can be called",
+                "only `Vec2::new(x, y)`, `vec2(x, y)` and methods in call form \
+                 (`f32::sqrt(x)`, `Vec2::dot(a, b)`) can be called",
             );
         };
         let segments: Vec<String> = function
@@ -995,15 +1339,90 @@ impl Lowerer<'_> {
             .collect();
         let tail: Vec<&str> = segments.iter().map(String::as_str).collect();
         let is_vec2 = matches!(tail.as_slice(), [.., "Vec2", "new"] | [.., "vec2"]);
+        let method_form = match tail.as_slice() {
+            [.., "f32" | "f64", _] => Some("`f32`"),
+            [.., "Vec2", _] => Some("`Vec2`"),
+            _ => None,
+        };
         if !is_vec2 {
-            return self.error(
-                function,
-                format!(
-                    "unsupported function `{}`; write scalar functions as methods (`x.sqrt()`, \
-                     `a.sin()`), and vectors as `Vec2::new(x, y)`",
-                    segments.join("::")
-                ),
+            let method = &function
+                .path
+                .segments
+                .last()
+                .expect("a path has a segment")
+                .ident;
+            if let [name] = tail.as_slice()
+                && SCALAR_METHODS.contains(name)
+            {
+                for argument in &call.args {
+                    self.lower(argument);
+                }
+                let (receiver, rest) = match name {
+                    &"atan2" => ("y", "x"),
+                    &"min" | &"max" | &"hypot" => ("a", "b"),
+                    &"clamp" => ("x", "low, high"),
+                    _ => ("x", ""),
+                };
+                return self.error(
+                    function,
+                    format!(
+                        "`{name}` is a method of `f32`: write `{receiver}.{name}({rest})` or \
+                         `f32::{name}({receiver}{}{rest})`",
+                        if rest.is_empty() { "" } else { ", " }
+                    ),
+                );
+            }
+            let Some(expected) = method_form else {
+                return self.error(
+                    function,
+                    format!(
+                        "unsupported function `{}`; write scalar functions as methods \
+                         (`x.sqrt()`, `y.atan2(x)`) or in call form (`f32::sqrt(x)`), and \
+                         vectors as `Vec2::new(x, y)`",
+                        segments.join("::")
+                    ),
+                );
+            };
+            let Some((first, rest)) = call
+                .args
+                .iter()
+                .collect::<Vec<_>>()
+                .split_first()
+                .map(|(f, r)| (*f, r.to_vec()))
+            else {
+                return self.error_at(
+                    call.paren_token.span.join(),
+                    format!(
+                        "`{}` needs its receiver as the first argument",
+                        segments.join("::")
+                    ),
+                );
+            };
+            let receiver = self.lower(first);
+            let matches = matches!(
+                (&receiver, expected),
+                (Value::Scalar(_), "`f32`") | (Value::Vector(..), "`Vec2`") | (Value::Poison, _)
             );
+            if !matches {
+                for argument in &rest {
+                    self.lower(argument);
+                }
+                return self.error(
+                    first,
+                    format!(
+                        "`{}` takes {expected} as its first argument, found {}",
+                        segments.join("::"),
+                        receiver.describe()
+                    ),
+                );
+            }
+            let invocation = Invocation {
+                method,
+                args: rest,
+                parens: call.paren_token.span.join(),
+                receiver_is_argument: true,
+            };
+            return self.invoke(receiver, &invocation);
         }
         if call.args.len() != 2 {
             return self.error_at(
@@ -1136,12 +1555,81 @@ fn result_tokens(expression: &Expr) -> TokenStream {
     }
 }
 
-fn binding_name(pattern: &syn::Pat) -> Option<&Ident> {
-    match pattern {
-        syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
-            Some(&ident.ident)
+/// Whether a name is written like a Rust constant (`PI`, `MAX_GAP`): upper case, digits
+/// and underscores, with at least one letter.
+fn is_constant_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether a value has the type written in a `let` annotation; `None` if the annotation
+/// is not a type a constraint knows.
+fn has_type(value: &Value, ty: &syn::Type) -> Option<bool> {
+    match ty {
+        syn::Type::Paren(inner) => has_type(value, &inner.elem),
+        syn::Type::Group(inner) => has_type(value, &inner.elem),
+        syn::Type::Infer(_) => Some(true),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            if !last.arguments.is_none() {
+                return None;
+            }
+            match last.ident.to_string().as_str() {
+                "f32" if path.path.segments.len() == 1 => Some(matches!(value, Value::Scalar(_))),
+                "Vec2" => Some(matches!(value, Value::Vector(..))),
+                _ => None,
+            }
         }
-        syn::Pat::Type(typed) => binding_name(&typed.pat),
+        syn::Type::Tuple(tuple) => match value {
+            Value::Rows(values) if values.len() == tuple.elems.len() => {
+                let mut all = true;
+                for (value, ty) in values.iter().zip(&tuple.elems) {
+                    all &= has_type(value, ty)?;
+                }
+                Some(all)
+            }
+            _ => Some(false),
+        },
+        syn::Type::Array(array) => {
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(length),
+                ..
+            }) = &array.len
+            else {
+                return None;
+            };
+            let length = length.base10_parse::<usize>().ok()?;
+            match value {
+                Value::Rows(values) if values.len() == length => {
+                    let mut all = true;
+                    for value in values {
+                        all &= has_type(value, &array.elem)?;
+                    }
+                    Some(all)
+                }
+                _ => Some(false),
+            }
+        }
         _ => None,
+    }
+}
+
+/// A value's type as Rust would write it, for messages.
+fn type_name(value: &Value) -> String {
+    match value {
+        Value::Scalar(_) => "f32".to_owned(),
+        Value::Vector(..) => "Vec2".to_owned(),
+        Value::Body(_) => "BodyHandle".to_owned(),
+        Value::Rows(values) => {
+            let names: Vec<String> = values.iter().map(type_name).collect();
+            if names.len() == 1 {
+                format!("({},)", names[0])
+            } else {
+                format!("({})", names.join(", "))
+            }
+        }
+        Value::Poison => "_".to_owned(),
     }
 }

@@ -258,6 +258,8 @@ pub struct Input {
     pub fields: Vec<Field>,
     /// The names of the fields left out, so uses of them are not reported twice.
     pub unusable: Vec<Ident>,
+    /// Whether the struct has generics (reported; nothing is derived for it).
+    pub generic: bool,
 }
 
 impl Input {
@@ -294,13 +296,15 @@ impl Input {
                 return None;
             }
         };
-        if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
+        // Reported, and the struct kept: the placeholder implementation (with the struct's
+        // generics) spares every use of it a follow-on error.
+        let generic = !item.generics.params.is_empty() || item.generics.where_clause.is_some();
+        if generic {
             errors.push(syn::Error::new(
                 item.generics.span(),
                 "a constraint struct cannot be generic: its fields are bodies (`BodyHandle`), \
                  `Vec2` and `f32`",
             ));
-            return None;
         }
         let mut fields = Vec::new();
         let mut unusable = Vec::new();
@@ -310,6 +314,7 @@ impl Input {
                     let ident = field.ident.clone().expect("named fields have names");
                     match classify(&field.ty) {
                         Some(kind) => fields.push(Field { ident, kind }),
+                        None if generic => unusable.push(ident.clone()),
                         None => {
                             unusable.push(ident.clone());
                             errors.push(syn::Error::new(
@@ -341,6 +346,7 @@ impl Input {
             item,
             fields,
             unusable,
+            generic,
         })
     }
 }

@@ -40,6 +40,23 @@ const WORDS: &[&str] = &[
     "cos",
     "recip",
     "powi",
+    "tan",
+    "exp",
+    "ln",
+    "asin",
+    "acos",
+    "atan2",
+    "abs",
+    "min",
+    "clamp",
+    "hypot",
+    "sin_cos",
+    "distance",
+    "to_angle",
+    "angle_to",
+    "0",
+    "1",
+    "2",
     "x",
     "y",
     "self",
@@ -140,14 +157,36 @@ fn expression() -> impl Strategy<Value = String> {
                         "sin",
                         "cos",
                         "recip",
-                        "length_squared"
+                        "length_squared",
+                        "tan",
+                        "exp",
+                        "ln",
+                        "asin",
+                        "acos",
+                        "abs",
+                        "sin_cos",
+                        "to_angle"
                     ][..]
                 )
             )
                 .prop_map(|(a, m)| format!("{a}.{m}()")),
             (
                 inner.clone(),
-                prop::sample::select(&["dot", "perp_dot", "rotate", "world_point", "powi"][..]),
+                prop::sample::select(
+                    &[
+                        "dot",
+                        "perp_dot",
+                        "rotate",
+                        "world_point",
+                        "powi",
+                        "atan2",
+                        "min",
+                        "max",
+                        "hypot",
+                        "distance",
+                        "angle_to"
+                    ][..]
+                ),
                 inner.clone()
             )
                 .prop_map(|(a, m, b)| format!("{a}.{m}({b})")),
@@ -158,6 +197,14 @@ fn expression() -> impl Strategy<Value = String> {
                 .prop_map(|(a, f)| format!("{a}.{f}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("Vec2::new({a}, {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{ let t = {a}; t * {b} }}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
+                "{{ let (s, c): (f32, f32) = {a}.sin_cos(); s * {b} + c }}"
+            )),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("f32::clamp({a}, {b}, {c})")),
+            (inner.clone(), prop::sample::select(&["0", "1", "2"][..]))
+                .prop_map(|(a, i)| format!("({a}, {a}).{i}")),
+            inner.clone().prop_map(|a| format!("(crate::GAP * {a})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
             (inner.clone(), inner).prop_map(|(a, b)| format!("[{a}, {b}]")),
         ]

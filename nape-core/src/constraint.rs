@@ -210,7 +210,9 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         shared: SharedSlots,
     ) -> [[f32; DIM]; DIM];
 
-    /// `J·v` for the current velocities.
+    /// `J·v` for the current velocities. A velocity-only constraint whose bias depends on
+    /// the poses (which [`velocity_bias`](Self::velocity_bias) cannot see) adds that bias
+    /// here, from its per-step cache, and returns 0 for it from `velocity_bias`.
     fn velocity_error(
         &self,
         jacobian: &Self::Jacobian,

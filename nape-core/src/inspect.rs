@@ -13,7 +13,9 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 /// The constraint's Jacobian as a dense `D × 3B` matrix, read through the trait: calls
 /// [`jacobian`](Constraint::jacobian), then [`velocity_error`](Constraint::velocity_error)
 /// once per column with a unit velocity on that slot's component (slot `s` uses the
-/// compact index `s`, so no two slots alias).
+/// compact index `s`, so no two slots alias). The value at zero velocity is subtracted
+/// from each column: a velocity-only constraint whose bias depends on the poses adds that
+/// bias to its velocity error.
 #[must_use]
 pub fn dense_jacobian<T, const D: usize, const B: usize>(c: &T, poses: &[Pose; B]) -> Vec<Vec<f32>>
 where
@@ -22,6 +24,7 @@ where
     let jacobian = c.jacobian(poses);
     let bodies: [usize; B] = std::array::from_fn(|s| s);
     let mut out = vec![vec![0.0; 3 * B]; D];
+    let at_rest = c.velocity_error(&jacobian, &bodies, &[Velocity::default(); B]);
     for s in 0..B {
         for k in 0..3 {
             let mut velocities = [Velocity::default(); B];
@@ -31,8 +34,8 @@ where
                 _ => velocities[s].angular = 1.0,
             }
             let column = c.velocity_error(&jacobian, &bodies, &velocities);
-            for (row, value) in out.iter_mut().zip(column) {
-                row[3 * s + k] = value;
+            for ((row, value), rest) in out.iter_mut().zip(column).zip(at_rest) {
+                row[3 * s + k] = value - rest;
             }
         }
     }

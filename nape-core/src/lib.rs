@@ -62,4 +62,56 @@ pub mod __private {
     pub fn safe_recip(x: f32) -> f32 {
         if x.abs() > 1e-6 { 1.0 / x } else { 0.0 }
     }
+
+    /// `ln x`, with `x` raised to the smallest positive `f32` first: where the logarithm
+    /// is not defined the value is finite (about −87.3) instead of −∞ or NaN; the
+    /// derivative there is zero (through [`safe_recip`]), so the row does nothing.
+    #[inline]
+    #[must_use]
+    pub fn ln(x: f32) -> f32 {
+        x.max(f32::MIN_POSITIVE).ln()
+    }
+
+    /// `asin x` with `x` clamped to `[−1, 1]` first, so that rounding past ±1 (the dot
+    /// product of two unit vectors) gives ±π/2 instead of NaN.
+    #[inline]
+    #[must_use]
+    pub fn asin(x: f32) -> f32 {
+        x.clamp(-1.0, 1.0).asin()
+    }
+
+    /// `acos x` with `x` clamped to `[−1, 1]` first (see [`asin`]).
+    #[inline]
+    #[must_use]
+    pub fn acos(x: f32) -> f32 {
+        x.clamp(-1.0, 1.0).acos()
+    }
+
+    /// −1, +1, or 0 at 0 (unlike `f32::signum`): the derivative of `abs`, which is zero at
+    /// 0 so that a row at its kink does nothing.
+    #[inline]
+    #[must_use]
+    pub fn sign(x: f32) -> f32 {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// 1 where `x > 0`, 0 where `x < 0`, ½ at 0: which side of a `min` or `max` a
+    /// derivative follows; at a tie it takes the mean of both sides.
+    #[inline]
+    #[must_use]
+    pub fn step(x: f32) -> f32 {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            0.0
+        } else {
+            0.5
+        }
+    }
 }

@@ -75,6 +75,49 @@ pub fn check_state<T, const D: usize, const B: usize>(
 where
     T: Constraint<D, B>,
 {
+    let (j_error, generated, _) = check_derivation(constraint, poses, inverse_masses, slot_bodies);
+    let name = T::NAME;
+
+    // K⁻¹K = I on the rows K can move (a row with a zero diagonal is dropped). Slots that
+    // share a body may make K singular (a pivot between two points of one body has rank
+    // one), so the identity is checked for distinct bodies only.
+    let aliased = (0..B).any(|s| (s + 1..B).any(|t| slot_bodies[s] == slot_bodies[t]));
+    if aliased {
+        return j_error;
+    }
+    let k: [[f32; D]; D] = std::array::from_fn(|i| std::array::from_fn(|j| generated[i][j]));
+    let active: [bool; D] = std::array::from_fn(|i| k[i][i] > 1e-6);
+    let inverse = nape::math::invert_active(&k, &active);
+    for i in 0..D {
+        for j in 0..D {
+            let product: f32 = (0..D).map(|m| inverse[i][m] * k[m][j]).sum();
+            let identity = if i == j && active[i] { 1.0 } else { 0.0 };
+            let condition =
+                magnitude(&generated) * magnitude(&[inverse.iter().flatten().copied().collect()]);
+            if active[i] && active[j] {
+                assert!(
+                    (product - identity).abs() <= 1e-5 * (1.0 + condition),
+                    "{name}: (K⁻¹K)[{i}][{j}] = {product}"
+                );
+            }
+        }
+    }
+    j_error
+}
+
+/// The derivation alone at one state: `J` against finite differences of `c`, `K` against
+/// `J M⁻¹ Jᵀ` with the given aliasing, and the impulse against `M⁻¹ Jᵀ λ` (not whether
+/// `K` is invertible: rows may be dependent where a constraint is degenerate). Returns
+/// the Jacobian's error, `K` and the dense `J`.
+pub fn check_derivation<T, const D: usize, const B: usize>(
+    constraint: &T,
+    poses: &[Pose; B],
+    inverse_masses: &[InverseMass; B],
+    slot_bodies: &[usize; B],
+) -> (f32, Vec<Vec<f32>>, Vec<Vec<f32>>)
+where
+    T: Constraint<D, B>,
+{
     let name = T::NAME;
     let jacobian = dense_jacobian(constraint, poses);
     let numeric = finite_difference_jacobian(constraint, poses, 1e-2);
@@ -94,32 +137,8 @@ where
         "{name}: K differs from J M⁻¹ Jᵀ by {k_error}\nK = {generated:?}\nexpected {expected:?}"
     );
 
-    // K⁻¹K = I on the rows K can move (a row with a zero diagonal is dropped). Slots that
-    // share a body may make K singular (a pivot between two points of one body has rank
-    // one), so the identity is checked for distinct bodies only.
-    let aliased = (0..B).any(|s| (s + 1..B).any(|t| slot_bodies[s] == slot_bodies[t]));
-    if aliased {
-        return check_impulse(constraint, poses, inverse_masses, &jacobian, j_error);
-    }
-    let k: [[f32; D]; D] = std::array::from_fn(|i| std::array::from_fn(|j| generated[i][j]));
-    let active: [bool; D] = std::array::from_fn(|i| k[i][i] > 1e-6);
-    let inverse = nape::math::invert_active(&k, &active);
-    for i in 0..D {
-        for j in 0..D {
-            let product: f32 = (0..D).map(|m| inverse[i][m] * k[m][j]).sum();
-            let identity = if i == j && active[i] { 1.0 } else { 0.0 };
-            let condition =
-                magnitude(&generated) * magnitude(&[inverse.iter().flatten().copied().collect()]);
-            if active[i] && active[j] {
-                assert!(
-                    (product - identity).abs() <= 1e-5 * (1.0 + condition),
-                    "{name}: (K⁻¹K)[{i}][{j}] = {product}"
-                );
-            }
-        }
-    }
-
-    check_impulse(constraint, poses, inverse_masses, &jacobian, j_error)
+    let j_error = check_impulse(constraint, poses, inverse_masses, &jacobian, j_error);
+    (j_error, generated, jacobian)
 }
 
 /// Δv of slot `s` for `λ = e_i` is `M⁻¹` times row `i` of `J` restricted to `s`.

@@ -70,6 +70,77 @@ impl Differentiator {
                 let product = graph.mul(da, sine);
                 graph.neg(product)
             }
+            // (tan a)' = a'·(1 + tan²a)
+            Node::Tan(a) => {
+                let da = self.derive(graph, a);
+                let square = graph.mul(node, node);
+                let one = graph.constant(1.0);
+                let factor = graph.add(one, square);
+                graph.mul(da, factor)
+            }
+            Node::Exp(a) => {
+                let da = self.derive(graph, a);
+                graph.mul(da, node)
+            }
+            // (ln a)' = a'/a, guarded: where the argument is (nearly) zero or below, the
+            // value is clamped and the row does nothing.
+            Node::Ln(a) => {
+                let da = self.derive(graph, a);
+                let zero = graph.constant(0.0);
+                let positive = graph.max(zero, a);
+                let inverse = graph.safe_recip(positive);
+                graph.mul(da, inverse)
+            }
+            // (asin a)' = a'/√(1 − a²) = −(acos a)', guarded at ±1 and beyond, where the
+            // argument is clamped.
+            Node::Asin(a) | Node::Acos(a) => {
+                let da = self.derive(graph, a);
+                let square = graph.mul(a, a);
+                let one = graph.constant(1.0);
+                let zero = graph.constant(0.0);
+                let gap = graph.sub(one, square);
+                let gap = graph.max(zero, gap);
+                let root = graph.sqrt(gap);
+                let inverse = graph.safe_recip(root);
+                let derivative = graph.mul(da, inverse);
+                if matches!(graph.node(node), Node::Acos(_)) {
+                    graph.neg(derivative)
+                } else {
+                    derivative
+                }
+            }
+            // atan2(y, x)' = (x·y' − y·x') / (x² + y²), guarded at the origin.
+            Node::Atan2(y, x) => {
+                let (dy, dx) = (self.derive(graph, y), self.derive(graph, x));
+                let (xdy, ydx) = (graph.mul(x, dy), graph.mul(y, dx));
+                let numerator = graph.sub(xdy, ydx);
+                let (xx, yy) = (graph.mul(x, x), graph.mul(y, y));
+                let squared = graph.add(xx, yy);
+                let length = graph.sqrt(squared);
+                let inverse = graph.safe_recip(length);
+                let inverse_squared = graph.mul(inverse, inverse);
+                graph.mul(numerator, inverse_squared)
+            }
+            // |a|' = a'·sign a, 0 at 0 (the mean of the two sides).
+            Node::Abs(a) => {
+                let da = self.derive(graph, a);
+                let sign = graph.sign(a);
+                graph.mul(da, sign)
+            }
+            // The derivative of the side taken; at a tie the mean of both sides'.
+            Node::Min(a, b) | Node::Max(a, b) => {
+                let (da, db) = (self.derive(graph, a), self.derive(graph, b));
+                let (a_over_b, b_over_a) = (graph.sub(a, b), graph.sub(b, a));
+                let (take_a, take_b) = if matches!(graph.node(node), Node::Max(..)) {
+                    (graph.step(a_over_b), graph.step(b_over_a))
+                } else {
+                    (graph.step(b_over_a), graph.step(a_over_b))
+                };
+                let (left, right) = (graph.mul(da, take_a), graph.mul(db, take_b));
+                graph.add(left, right)
+            }
+            // Piecewise constant.
+            Node::Sign(_) | Node::Step(_) => graph.constant(0.0),
         };
         self.memo.insert(node, result);
         result

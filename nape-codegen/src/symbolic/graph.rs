@@ -70,6 +70,9 @@ pub enum Leaf {
     Cached(u16),
     /// Row `i` of a constraint-space impulse.
     Impulse(u8),
+    /// A named constant the macro cannot see into (`PI` brought in by `use`, a `const` of
+    /// the user's crate), by index into the model's table; its derivative is zero.
+    Named(u16),
 }
 
 /// What a node computes.
@@ -96,6 +99,30 @@ pub enum Node {
     Sin(Id),
     /// `cos a`.
     Cos(Id),
+    /// `tan a`.
+    Tan(Id),
+    /// `eˣ`.
+    Exp(Id),
+    /// `ln a`, with the argument raised to the smallest positive `f32` first, so that the
+    /// value is finite (about −87.3) where the logarithm is not defined.
+    Ln(Id),
+    /// `asin a`, with the argument clamped to `[−1, 1]` first.
+    Asin(Id),
+    /// `acos a`, with the argument clamped to `[−1, 1]` first.
+    Acos(Id),
+    /// `atan2(y, x)`: the angle of the vector `(x, y)`, 0 at the origin.
+    Atan2(Id, Id),
+    /// `|a|`.
+    Abs(Id),
+    /// The smaller of two values.
+    Min(Id, Id),
+    /// The larger of two values.
+    Max(Id, Id),
+    /// The sign of `a`: −1, +1, and 0 at 0 (the derivative of `|a|`).
+    Sign(Id),
+    /// 1 where `a > 0`, 0 where `a < 0`, ½ at 0: which side of a `min` or `max` is taken,
+    /// averaging the two sides' derivatives at a tie.
+    Step(Id),
 }
 
 /// An arena of interned nodes.
@@ -321,6 +348,116 @@ impl Graph {
         }
     }
 
+    /// `tan a`.
+    pub fn tan(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(f64::from_bits(bits).tan()),
+            Node::Neg(x) => {
+                let tangent = self.tan(x);
+                self.neg(tangent)
+            }
+            _ => self.intern(Node::Tan(a)),
+        }
+    }
+
+    /// `eᵃ`.
+    pub fn exp(&mut self, a: Id) -> Id {
+        match self.as_const(a) {
+            Some(x) => self.constant(x.exp()),
+            None => self.intern(Node::Exp(a)),
+        }
+    }
+
+    /// `ln a` (see [`Node::Ln`] for `a ≤ 0`).
+    pub fn ln(&mut self, a: Id) -> Id {
+        match self.as_const(a) {
+            Some(x) => self.constant(guarded_ln(x)),
+            None => self.intern(Node::Ln(a)),
+        }
+    }
+
+    /// `asin a`, the argument clamped to `[−1, 1]`.
+    pub fn asin(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(f64::from_bits(bits).clamp(-1.0, 1.0).asin()),
+            Node::Neg(x) => {
+                let arcsine = self.asin(x);
+                self.neg(arcsine)
+            }
+            _ => self.intern(Node::Asin(a)),
+        }
+    }
+
+    /// `acos a`, the argument clamped to `[−1, 1]`.
+    pub fn acos(&mut self, a: Id) -> Id {
+        match self.as_const(a) {
+            Some(x) => self.constant(x.clamp(-1.0, 1.0).acos()),
+            None => self.intern(Node::Acos(a)),
+        }
+    }
+
+    /// `atan2(y, x)`.
+    pub fn atan2(&mut self, y: Id, x: Id) -> Id {
+        match (self.as_const(y), self.as_const(x)) {
+            (Some(y), Some(x)) => self.constant(y.atan2(x)),
+            _ => self.intern(Node::Atan2(y, x)),
+        }
+    }
+
+    /// `|a|`.
+    pub fn abs(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(f64::from_bits(bits).abs()),
+            Node::Neg(x) => self.abs(x),
+            Node::Abs(_) => a,
+            _ => self.intern(Node::Abs(a)),
+        }
+    }
+
+    /// The smaller of `a` and `b`.
+    pub fn min(&mut self, a: Id, b: Id) -> Id {
+        if a == b {
+            return a;
+        }
+        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
+            return self.constant(x.min(y));
+        }
+        let (a, b) = self.ordered(a, b);
+        self.intern(Node::Min(a, b))
+    }
+
+    /// The larger of `a` and `b`.
+    pub fn max(&mut self, a: Id, b: Id) -> Id {
+        if a == b {
+            return a;
+        }
+        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
+            return self.constant(x.max(y));
+        }
+        let (a, b) = self.ordered(a, b);
+        self.intern(Node::Max(a, b))
+    }
+
+    /// The sign of `a`, 0 at 0.
+    pub fn sign(&mut self, a: Id) -> Id {
+        match self.node(a) {
+            Node::Const(bits) => self.constant(sign(f64::from_bits(bits))),
+            Node::Neg(x) => {
+                let s = self.sign(x);
+                self.neg(s)
+            }
+            _ => self.intern(Node::Sign(a)),
+        }
+    }
+
+    /// 1 above 0, 0 below, ½ at 0.
+    pub fn step(&mut self, a: Id) -> Id {
+        match self.as_const(a) {
+            Some(x) => self.constant(step(x)),
+            None => self.intern(Node::Step(a)),
+        }
+    }
+
     /// The sum of `terms` (0 when empty).
     pub fn sum(&mut self, terms: impl IntoIterator<Item = Id>) -> Id {
         let zero = self.constant(0.0);
@@ -334,13 +471,25 @@ impl Graph {
     pub fn children(&self, id: Id) -> Vec<Id> {
         match self.node(id) {
             Node::Const(_) | Node::Leaf(_) => Vec::new(),
-            Node::Add(a, b) | Node::Mul(a, b) => vec![a, b],
+            Node::Add(a, b)
+            | Node::Mul(a, b)
+            | Node::Atan2(a, b)
+            | Node::Min(a, b)
+            | Node::Max(a, b) => vec![a, b],
             Node::Neg(a)
             | Node::Recip(a)
             | Node::SafeRecip(a)
             | Node::Sqrt(a)
             | Node::Sin(a)
-            | Node::Cos(a) => vec![a],
+            | Node::Cos(a)
+            | Node::Tan(a)
+            | Node::Exp(a)
+            | Node::Ln(a)
+            | Node::Asin(a)
+            | Node::Acos(a)
+            | Node::Abs(a)
+            | Node::Sign(a)
+            | Node::Step(a) => vec![a],
         }
     }
 
@@ -394,41 +543,89 @@ impl Graph {
                 Some(value) => self.constant(value),
                 None => id,
             },
-            Node::Add(a, b) => {
+            Node::Add(a, b)
+            | Node::Mul(a, b)
+            | Node::Atan2(a, b)
+            | Node::Min(a, b)
+            | Node::Max(a, b) => {
                 let (a, b) = (child(self, a), child(self, b));
-                self.add(a, b)
+                self.rebuild_binary(self.node(id), a, b)
             }
-            Node::Mul(a, b) => {
-                let (a, b) = (child(self, a), child(self, b));
-                self.mul(a, b)
-            }
-            Node::Neg(a) => {
+            node => {
+                let [a] = self.children(id)[..] else {
+                    unreachable!("every other node has one child")
+                };
                 let a = child(self, a);
-                self.neg(a)
-            }
-            Node::Recip(a) => {
-                let a = child(self, a);
-                self.recip(a)
-            }
-            Node::SafeRecip(a) => {
-                let a = child(self, a);
-                self.safe_recip(a)
-            }
-            Node::Sqrt(a) => {
-                let a = child(self, a);
-                self.sqrt(a)
-            }
-            Node::Sin(a) => {
-                let a = child(self, a);
-                self.sin(a)
-            }
-            Node::Cos(a) => {
-                let a = child(self, a);
-                self.cos(a)
+                self.rebuild_unary(node, a)
             }
         };
         memo.insert(id, result);
         result
+    }
+}
+
+impl Graph {
+    /// `node`'s operation on new operands, through the simplifying constructor.
+    fn rebuild_binary(&mut self, node: Node, a: Id, b: Id) -> Id {
+        match node {
+            Node::Add(..) => self.add(a, b),
+            Node::Mul(..) => self.mul(a, b),
+            Node::Atan2(..) => self.atan2(a, b),
+            Node::Min(..) => self.min(a, b),
+            Node::Max(..) => self.max(a, b),
+            other => unreachable!("{other:?} is not binary"),
+        }
+    }
+
+    /// `node`'s operation on a new operand, through the simplifying constructor.
+    fn rebuild_unary(&mut self, node: Node, a: Id) -> Id {
+        match node {
+            Node::Neg(_) => self.neg(a),
+            Node::Recip(_) => self.recip(a),
+            Node::SafeRecip(_) => self.safe_recip(a),
+            Node::Sqrt(_) => self.sqrt(a),
+            Node::Sin(_) => self.sin(a),
+            Node::Cos(_) => self.cos(a),
+            Node::Tan(_) => self.tan(a),
+            Node::Exp(_) => self.exp(a),
+            Node::Ln(_) => self.ln(a),
+            Node::Asin(_) => self.asin(a),
+            Node::Acos(_) => self.acos(a),
+            Node::Abs(_) => self.abs(a),
+            Node::Sign(_) => self.sign(a),
+            Node::Step(_) => self.step(a),
+            other => unreachable!("{other:?} is not unary"),
+        }
+    }
+}
+
+/// `ln x` with `x` raised to the smallest positive `f32` first (the runtime's rule).
+#[must_use]
+pub fn guarded_ln(x: f64) -> f64 {
+    x.max(f64::from(f32::MIN_POSITIVE)).ln()
+}
+
+/// −1, +1, or 0 at 0 (and for NaN).
+#[must_use]
+pub fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+/// 1 above 0, 0 below, ½ at 0.
+#[must_use]
+pub fn step(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        0.0
+    } else {
+        0.5
     }
 }
 

@@ -53,6 +53,34 @@ fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) 
         Node::Sqrt(a) => (format!("√{}", wrap(a, ATOM)), PREFIX),
         Node::Sin(a) => (format!("sin({})", to_infix(graph, a, name)), ATOM),
         Node::Cos(a) => (format!("cos({})", to_infix(graph, a, name)), ATOM),
+        Node::Abs(a) => (format!("|{}|", to_infix(graph, a, name)), ATOM),
+        Node::Tan(a)
+        | Node::Exp(a)
+        | Node::Ln(a)
+        | Node::Asin(a)
+        | Node::Acos(a)
+        | Node::Sign(a)
+        | Node::Step(a) => {
+            let function = match graph.node(id) {
+                Node::Tan(_) => "tan",
+                Node::Exp(_) => "exp",
+                Node::Ln(_) => "ln",
+                Node::Asin(_) => "asin",
+                Node::Acos(_) => "acos",
+                Node::Sign(_) => "sign",
+                _ => "step",
+            };
+            (format!("{function}({})", to_infix(graph, a, name)), ATOM)
+        }
+        Node::Atan2(a, b) | Node::Min(a, b) | Node::Max(a, b) => {
+            let function = match graph.node(id) {
+                Node::Atan2(..) => "atan2",
+                Node::Min(..) => "min",
+                _ => "max",
+            };
+            let (a, b) = (to_infix(graph, a, name), to_infix(graph, b, name));
+            (format!("{function}({a}, {b})"), ATOM)
+        }
     }
 }
 

@@ -245,3 +245,160 @@ fn printing_reads_as_mathematics() {
     let s = g.add(n, p);
     assert_eq!(to_infix(&g, s, &name), "p - (x - y) / p");
 }
+
+#[test]
+fn tangent_and_exponential_rules() {
+    check_rule(|g, x, t| {
+        // |0.3·sin θ| < π/2: away from the tangent's poles.
+        let s = g.sin(t);
+        let small = g.constant(0.3);
+        let argument = g.mul(small, s);
+        let tangent = g.tan(argument);
+        let tenth = g.constant(0.1);
+        let scaled = g.mul(tenth, x);
+        let exponential = g.exp(scaled);
+        g.mul(tangent, exponential)
+    });
+}
+
+#[test]
+fn logarithm_rule() {
+    check_rule(|g, x, t| {
+        let xx = g.mul(x, x);
+        let half = g.constant(0.5);
+        let positive = g.add(xx, half);
+        let product = g.mul(positive, t);
+        let logarithm = g.ln(positive);
+        g.add(logarithm, product)
+    });
+}
+
+#[test]
+fn inverse_sine_and_cosine_rules() {
+    check_rule(|g, x, t| {
+        // 0.9·sin(x·θ) stays inside (−1, 1).
+        let product = g.mul(x, t);
+        let s = g.sin(product);
+        let factor = g.constant(0.9);
+        let argument = g.mul(factor, s);
+        let arcsine = g.asin(argument);
+        let c = g.cos(t);
+        let other = g.mul(factor, c);
+        let arccosine = g.acos(other);
+        g.add(arcsine, arccosine)
+    });
+}
+
+#[test]
+fn two_argument_arctangent_rule() {
+    check_rule(|g, x, t| {
+        // The vector (x, sin θ + 2) never reaches the origin or the negative x axis.
+        let s = g.sin(t);
+        let two = g.constant(2.0);
+        let y = g.add(s, two);
+        g.atan2(x, y)
+    });
+}
+
+#[test]
+fn absolute_value_minimum_maximum_and_clamp_rules() {
+    check_rule(|g, x, t| {
+        let p = g.leaf(Leaf::Scalar(1));
+        let shifted = g.sub(x, p);
+        let absolute = g.abs(shifted);
+        let smaller = g.min(x, t);
+        let larger = g.max(t, p);
+        let (low, high) = (g.constant(-1.0), g.constant(1.5));
+        let raised = g.max(x, low);
+        let clamped = g.min(raised, high);
+        let sum = g.add(absolute, smaller);
+        let sum = g.add(sum, larger);
+        g.add(sum, clamped)
+    });
+}
+
+/// `∂f/∂x` of `build(x)` at `x = at`, evaluated.
+fn slope_at(build: impl Fn(&mut Graph, Id) -> Id, at: f64) -> (f64, f64) {
+    let mut g = Graph::new();
+    let x = g.leaf(Leaf::Pose(0, Dof::X));
+    let f = build(&mut g, x);
+    let df = derivative(&mut g, f, Leaf::Pose(0, Dof::X));
+    let values = |leaf: Leaf| match leaf {
+        Leaf::Pose(0, Dof::X) => at,
+        _ => 0.0,
+    };
+    (evaluate(&g, f, &values), evaluate(&g, df, &values))
+}
+
+#[test]
+fn non_smooth_points_have_the_documented_values_and_derivatives() {
+    // |x| at 0: value 0, derivative 0 (the row does nothing).
+    assert_eq!(slope_at(|g, x| g.abs(x), 0.0), (0.0, 0.0));
+    assert_eq!(slope_at(|g, x| g.abs(x), -2.0), (2.0, -1.0));
+    // min and max at a tie: the mean of both sides' derivatives.
+    let tie = |g: &mut Graph, x: Id| {
+        let three = g.constant(3.0);
+        let three_x = g.mul(three, x);
+        g.min(x, three_x)
+    };
+    assert_eq!(slope_at(tie, 0.0), (0.0, 2.0));
+    assert_eq!(slope_at(tie, 1.0), (1.0, 1.0));
+    assert_eq!(slope_at(tie, -1.0), (-3.0, 3.0));
+    let tie_max = |g: &mut Graph, x: Id| {
+        let zero = g.constant(0.0);
+        g.max(x, zero)
+    };
+    assert_eq!(slope_at(tie_max, 0.0), (0.0, 0.5));
+    // clamp at a bound: half the slope (a tie of the max or min inside it).
+    let clamp = |g: &mut Graph, x: Id| {
+        let (low, high) = (g.constant(-1.0), g.constant(1.0));
+        let raised = g.max(x, low);
+        g.min(raised, high)
+    };
+    assert_eq!(slope_at(clamp, 1.0), (1.0, 0.5));
+    assert_eq!(slope_at(clamp, 2.0), (1.0, 0.0));
+    assert_eq!(slope_at(clamp, 0.5), (0.5, 1.0));
+    // atan2 at the origin: value 0, derivative 0.
+    let angle = |g: &mut Graph, x: Id| {
+        let zero = g.constant(0.0);
+        g.atan2(x, zero)
+    };
+    assert_eq!(slope_at(angle, 0.0), (0.0, 0.0));
+    // asin and acos at ±1 and beyond: clamped values, derivative 0.
+    let (value, slope) = slope_at(|g, x| g.asin(x), 1.0);
+    assert!((value - std::f64::consts::FRAC_PI_2).abs() < 1e-12 && slope == 0.0);
+    let (value, slope) = slope_at(|g, x| g.acos(x), -1.5);
+    assert!((value - std::f64::consts::PI).abs() < 1e-12 && slope == 0.0);
+    // ln at 0 and below: finite, derivative 0.
+    let (value, slope) = slope_at(|g, x| g.ln(x), 0.0);
+    assert!(value.is_finite() && value < -87.0 && slope == 0.0);
+    let (value, slope) = slope_at(|g, x| g.ln(x), -1.0);
+    assert!(value.is_finite() && slope == 0.0);
+}
+
+#[test]
+fn new_functions_fold_constants_and_simplify() {
+    let mut g = Graph::new();
+    let x = g.leaf(Leaf::Pose(0, Dof::X));
+    let minus_x = g.neg(x);
+    assert_eq!(g.abs(minus_x), g.abs(x));
+    assert_eq!(g.min(x, x), x);
+    let two = g.constant(2.0);
+    let minus_three = g.constant(-3.0);
+    let smaller = g.min(two, minus_three);
+    assert_eq!(g.as_const(smaller), Some(-3.0));
+    let absolute = g.abs(minus_three);
+    assert_eq!(g.as_const(absolute), Some(3.0));
+    let zero = g.constant(0.0);
+    let sign = g.sign(zero);
+    assert_eq!(g.as_const(sign), Some(0.0));
+    let step = g.step(zero);
+    assert_eq!(g.as_const(step), Some(0.5));
+    let named = g.leaf(Leaf::Named(0));
+    let product = g.mul(named, x);
+    let d = derivative(&mut g, product, Leaf::Pose(0, Dof::X));
+    assert_eq!(d, named, "a named constant differentiates as a constant");
+    let angle = g.atan2(x, named);
+    let text = to_infix(&g, angle, &|leaf| format!("{leaf:?}"));
+    assert_eq!(text, "atan2(Pose(0, X), Named(0))");
+}

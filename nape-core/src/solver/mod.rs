@@ -658,6 +658,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             let distinct: [usize; B] = std::array::from_fn(|s| s);
+            // A velocity constraint may add a pose-dependent constant to `J·v`, which the
+            // rows of `J` do not carry: read it at zero velocity.
+            let constant = if T::VELOCITY_ONLY {
+                e.constraint
+                    .velocity_error(&e.jacobian, &distinct, &[Velocity::default(); B])
+            } else {
+                [0.0; D]
+            };
             for i in 0..D {
                 // Only unclamped equalities: a row that may clamp (a limit, a force-limited
                 // constraint) is swept, alternating with the exact solve of the others.
@@ -672,7 +680,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
                 // Kinematic bodies are not unknowns of the exact solve; their velocity,
                 // constant over the step, enters as a bias.
-                let mut moving = 0.0;
+                let mut moving = constant[i];
                 for (s, r) in row.iter().enumerate() {
                     if slot.positions[s] == u8::MAX {
                         let v = velocities[e.bodies[s]];

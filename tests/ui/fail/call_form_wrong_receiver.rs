@@ -1,0 +1,8 @@
+use nape::{BodyHandle, constraint};
+
+#[constraint(position = f32::sqrt(body1.position))]
+struct Root {
+    body1: BodyHandle,
+}
+
+fn main() {}
