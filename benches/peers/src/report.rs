@@ -247,6 +247,61 @@ fn decade_range(values: impl Iterator<Item = f64>) -> (i32, i32) {
     (low, high)
 }
 
+/// Puts marker labels beside their markers where they stay inside the panel and clear
+/// of the labels already placed (first free spot of: above right, below right, above
+/// left, below left, then further down on the right).
+struct LabelPlacer {
+    bounds: (f64, f64, f64, f64),
+    placed: Vec<(f64, f64, f64, f64)>,
+}
+
+impl LabelPlacer {
+    const CHAR_WIDTH: f64 = 5.0;
+    const HEIGHT: f64 = 9.0;
+
+    fn new(left: f64, right: f64, top: f64, bottom: f64) -> LabelPlacer {
+        LabelPlacer {
+            bounds: (left, right, top, bottom),
+            placed: Vec::new(),
+        }
+    }
+
+    /// The text position (baseline) and `text-anchor` for `label` at marker `(x, y)`.
+    fn place(&mut self, x: f64, y: f64, label: &str) -> (f64, f64, &'static str) {
+        let width = Self::CHAR_WIDTH * label.chars().count() as f64;
+        let mut candidates = vec![
+            (x + 5.0, y - 5.0, "start"),
+            (x + 5.0, y + 12.0, "start"),
+            (x - 5.0, y - 5.0, "end"),
+            (x - 5.0, y + 12.0, "end"),
+        ];
+        candidates.extend((1..6).map(|k| (x + 5.0, y + 12.0 + 10.0 * f64::from(k), "start")));
+        let boxed = |&(tx, ty, anchor): &(f64, f64, &str)| {
+            let x0 = if anchor == "end" { tx - width } else { tx };
+            (x0, ty - Self::HEIGHT, x0 + width, ty + 2.0)
+        };
+        let (left, right, top, bottom) = self.bounds;
+        let inside =
+            |b: &(f64, f64, f64, f64)| b.0 >= left && b.2 <= right && b.1 >= top && b.3 <= bottom;
+        let clear = |b: &(f64, f64, f64, f64)| {
+            self.placed
+                .iter()
+                .all(|p| b.2 <= p.0 || p.2 <= b.0 || b.3 <= p.1 || p.3 <= b.1)
+        };
+        let chosen = candidates
+            .iter()
+            .find(|c| {
+                let b = boxed(c);
+                inside(&b) && clear(&b)
+            })
+            .or_else(|| candidates.iter().find(|c| inside(&boxed(c))))
+            .copied()
+            .unwrap_or(candidates[0]);
+        self.placed.push(boxed(&chosen));
+        chosen
+    }
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -254,7 +309,7 @@ fn escape(text: &str) -> String {
 }
 
 /// One panel per scene: x = ms/step, y = run max error, both logarithmic; one
-/// marker-and-line series per engine across its settings, each marker labelled with the
+/// marker-and-line series per engine across its settings (in list order), each marker labelled with the
 /// setting. Diverged runs are drawn as crosses on the panel's top edge.
 pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
     let mut engines: Vec<&str> = Vec::new();
@@ -363,11 +418,11 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
             (top + bottom) / 2.0
         );
 
+        let mut labels = LabelPlacer::new(left, right, top, bottom);
         for (index, engine) in engines.iter().enumerate() {
             let colour = series_colour(engine, index);
-            let mut series: Vec<&&Row> =
-                scene_rows.iter().filter(|r| r.engine == *engine).collect();
-            series.sort_by(|a, b| a.ms_per_step.total_cmp(&b.ms_per_step));
+            // In the order of the settings list, so the line follows the knob being turned.
+            let series: Vec<&&Row> = scene_rows.iter().filter(|r| r.engine == *engine).collect();
             let points: Vec<String> = series
                 .iter()
                 .map(|r| format!("{:.1},{:.1}", x_of(r.ms_per_step), y_of(r.run_max)))
@@ -397,11 +452,11 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
                 } else {
                     format!("{} (diverged)", row.settings)
                 };
+                let (label_x, label_y, anchor) = labels.place(x, y, &label);
                 let _ = writeln!(
                     svg,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"{colour}\">{}</text>",
-                    x + 5.0,
-                    y - 5.0,
+                    "<text x=\"{label_x:.1}\" y=\"{label_y:.1}\" text-anchor=\"{anchor}\" \
+                     font-size=\"9\" fill=\"{colour}\">{}</text>",
                     escape(&label)
                 );
             }
