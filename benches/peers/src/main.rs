@@ -4,11 +4,16 @@
 //! ```text
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- \
 //!     [--scene chain|chain_hang|joint_grid]... [--engine nape|rapier]... [--runs N] \
-//!     [--err-every K] [--markdown RESULTS.md] [--svg accuracy.svg] [--external rows.csv]
+//!     [--err-every K] [--trace] [--markdown RESULTS.md] [--svg accuracy.svg] \
+//!     [--external rows.csv] [--readme README.md]
 //! ```
 //!
 //! Configurations run round-robin (every configuration once per round, `--runs` rounds);
 //! the reports quote medians over the rounds. Only the engine's step call is timed.
+//! `--trace` prints every error evaluation (step, max and mean separation) to stderr.
+//! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
+//! markers with each engine's default-settings rows and the plot (linked relative to the
+//! README, so give `--svg` relative to the README's folder).
 
 mod nape_engine;
 mod rapier_engine;
@@ -107,6 +112,7 @@ fn run_once(
     scene: Scene,
     description: &SceneDescription,
     err_every: usize,
+    trace: bool,
 ) -> RunRecord {
     let mut world = config.build(description);
     let mut poses = initial_poses(description);
@@ -133,6 +139,15 @@ fn run_once(
         if step % err_every == 0 || step == steps {
             world.read_poses(&mut poses);
             let error = joint_error(&description.joints, &poses);
+            if trace {
+                eprintln!(
+                    "trace {scene} {} {} step {step}: max {:.3e} mean {:.3e}",
+                    config.engine().name(),
+                    config.label(),
+                    error.max,
+                    error.mean
+                );
+            }
             if error.max > record.run_max || record.run_max_step == 0 {
                 record.run_max = error.max;
                 record.run_max_step = step;
@@ -217,14 +232,16 @@ struct Options {
     engines: Vec<Engine>,
     runs: usize,
     err_every: usize,
+    trace: bool,
     markdown: Option<String>,
     svg: Option<String>,
     external: Option<String>,
+    readme: Option<String>,
 }
 
 const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
-[--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] \
-[--markdown PATH] [--svg PATH] [--external CSV]";
+[--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
+[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH]";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
@@ -232,9 +249,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         engines: Vec::new(),
         runs: 5,
         err_every: 1,
+        trace: false,
         markdown: None,
         svg: None,
         external: None,
+        readme: None,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -269,9 +288,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     .filter(|&n| n > 0)
                     .ok_or("--err-every takes a positive integer")?;
             }
+            "--trace" => options.trace = true,
             "--markdown" => options.markdown = Some(value()?),
             "--svg" => options.svg = Some(value()?),
             "--external" => options.external = Some(value()?),
+            "--readme" => options.readme = Some(value()?),
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -316,7 +337,13 @@ fn main() -> ExitCode {
     for round in 1..=options.runs {
         for (s, &scene) in options.scenes.iter().enumerate() {
             for (c, &config) in configs.iter().enumerate() {
-                let record = run_once(config, scene, &descriptions[s], options.err_every);
+                let record = run_once(
+                    config,
+                    scene,
+                    &descriptions[s],
+                    options.err_every,
+                    options.trace,
+                );
                 eprintln!(
                     "round {round}/{}  {scene:<10}  {:<8} {:<14}  {:>9.4} ms/step  run max err {:.2e}",
                     options.runs,
@@ -368,12 +395,47 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    if let Some(path) = &options.readme {
+        let svg_link = options.svg.as_deref().map(|svg| relative_to(svg, path));
+        let section = report::readme_section(&context, &rows, svg_link.as_deref());
+        let updated = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| report::replace_readme_section(&text, &section))
+            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
+        if let Err(e) = updated {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     ExitCode::SUCCESS
+}
+
+/// `target` as a link from the file `from` (both relative to the working directory):
+/// strips `from`'s folder when `target` is inside it.
+fn relative_to(target: &str, from: &str) -> String {
+    let folder = std::path::Path::new(from)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    std::path::Path::new(target)
+        .strip_prefix(folder)
+        .map_or(target.to_owned(), |p| p.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plot_links_are_relative_to_the_linking_file() {
+        assert_eq!(
+            relative_to("benches/peers/accuracy.svg", "README.md"),
+            "benches/peers/accuracy.svg"
+        );
+        assert_eq!(
+            relative_to("benches/peers/accuracy.svg", "benches/peers/RESULTS.md"),
+            "accuracy.svg"
+        );
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {
