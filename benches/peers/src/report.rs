@@ -116,33 +116,35 @@ pub const README_END: &str = "<!-- peers:end -->";
 pub fn readme_section(context: &Context, rows: &[Row], svg: Option<&str>) -> String {
     let mut out = String::new();
     out.push_str(
-        "| scene | engine (default settings) | ms/step | final max err | run max err |\n\
-         |---|---|---:|---:|---:|\n",
+        "| scene | engine | settings | ms/step | final max err | run max err |\n\
+         |---|---|---|---:|---:|---:|\n",
     );
     for row in rows.iter().filter(|r| r.settings.contains("default")) {
-        let marker = if row.source.is_some() { "*" } else { "" };
+        let marker = if row.source.is_some() { "\\*" } else { "" };
         let _ = writeln!(
             out,
-            "| {} | {}{marker} {} | {} | {} | {} |",
+            "| {} | {}{marker} | {} | {} | {} | {} |",
             row.scene,
             row.engine,
-            row.settings
-                .replace("(default)", "")
-                .replace("default", "")
-                .trim(),
+            row.settings,
             format_ms(row.ms_per_step),
             format_error(row.final_max),
             format_error(row.run_max),
         );
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "\nMedians of {} rounds; load average during the run: `{}` → `{}`. \
-         \\* measured once by a harness outside this repository, not by this command.",
+        "\nMedians of {} rounds; load average during the run: `{}` → `{}`.",
         context.runs,
         load_figures(&context.load_before),
         load_figures(&context.load_after),
     );
+    if rows.iter().any(|r| r.source.is_some()) {
+        out.push_str(
+            " \\* measured once by a harness outside this repository, not by this command.",
+        );
+    }
+    out.push('\n');
     if let Some(svg) = svg {
         let _ = writeln!(
             out,
@@ -193,8 +195,21 @@ pub fn markdown_document(context: &Context, rows: &[Row], svg: Option<&str>) -> 
     );
     let commit = command_output("git", &["rev-parse", "--short", "HEAD"])
         .map(|hash| {
-            let dirty = command_output("git", &["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            // Reports and data files are rewritten by the run itself; only code counts.
+            let dirty = command_output(
+                "git",
+                &[
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                    "--",
+                    ".",
+                    ":(top,exclude)*.md",
+                    ":(top,exclude)*.svg",
+                    ":(top,exclude)*.csv",
+                ],
+            )
+            .is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{hash} (modified)")
             } else {
@@ -626,10 +641,11 @@ mod tests {
         ];
         let section = readme_section(&context, &rows, Some("accuracy.svg"));
         assert!(
-            section.contains("| chain | rapier2d it 4 | 0.050 |"),
+            section.contains("| chain | rapier2d | it 4 (default) | 0.050 |"),
             "{section}"
         );
         assert!(!section.contains("v4 p2"));
+        assert!(!section.contains("outside this repository"));
         assert!(section.contains("`1.00, 0.50, 0.25` → `2.00, 1.00, 0.50`"));
         let readme = format!("# title\n{README_BEGIN}\nold table\n{README_END}\ntail\n");
         let updated = replace_readme_section(&readme, &section).unwrap();
