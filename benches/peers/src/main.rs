@@ -1,0 +1,470 @@
+//! nape and rapier2d side by side on the reference joint scenes (`chain`, `chain_hang`,
+//! `joint_grid`; see the README's "Side by side with rapier2d").
+//!
+//! ```text
+//! cargo run --release --manifest-path benches/peers/Cargo.toml -- \
+//!     [--scene chain|chain_hang|joint_grid]... [--engine nape|rapier]... [--runs N] \
+//!     [--err-every K] [--trace] [--markdown RESULTS.md] [--svg accuracy.svg] \
+//!     [--external rows.csv] [--readme README.md]
+//! ```
+//!
+//! Configurations run round-robin (every configuration once per round, `--runs` rounds);
+//! the reports quote medians over the rounds. Only the engine's step call is timed.
+//! `--trace` prints every error evaluation (step, max and mean separation) to stderr.
+//! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
+//! markers with each engine's default-settings rows and the plot (linked relative to the
+//! README, so give `--svg` relative to the README's folder).
+
+mod nape_engine;
+mod rapier_engine;
+mod report;
+mod scenes;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use nape_engine::{NAPE_CONFIGS, NapeWorld};
+use rapier_engine::{RAPIER_CONFIGS, RapierWorld};
+use scenes::{Pose, Scene, SceneDescription, initial_poses, joint_error};
+
+/// A world built from a scene description, as the harness drives it.
+pub trait World {
+    /// One `step(DT)`; the only call that is timed.
+    fn step(&mut self);
+    /// Writes every body's pose, indexed like the description's bodies.
+    fn read_poses(&self, poses: &mut [Pose]);
+}
+
+/// The engines compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// This crate's solver.
+    Nape,
+    /// rapier2d from the registry.
+    Rapier,
+}
+
+impl Engine {
+    /// The engine's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Nape => "nape",
+            Engine::Rapier => "rapier2d",
+        }
+    }
+}
+
+/// One measured configuration: an engine and one of its settings.
+#[derive(Clone, Copy)]
+enum Config {
+    Nape(usize),
+    Rapier(usize),
+}
+
+impl Config {
+    fn all(engines: &[Engine]) -> Vec<Config> {
+        let mut configs = Vec::new();
+        if engines.contains(&Engine::Nape) {
+            configs.extend((0..NAPE_CONFIGS.len()).map(Config::Nape));
+        }
+        if engines.contains(&Engine::Rapier) {
+            configs.extend((0..RAPIER_CONFIGS.len()).map(Config::Rapier));
+        }
+        configs
+    }
+
+    fn engine(self) -> Engine {
+        match self {
+            Config::Nape(_) => Engine::Nape,
+            Config::Rapier(_) => Engine::Rapier,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Config::Nape(i) => NAPE_CONFIGS[i].label,
+            Config::Rapier(i) => RAPIER_CONFIGS[i].label,
+        }
+    }
+
+    fn build(self, description: &SceneDescription) -> Box<dyn World> {
+        match self {
+            Config::Nape(i) => Box::new(NapeWorld::build(&NAPE_CONFIGS[i], description)),
+            Config::Rapier(i) => Box::new(RapierWorld::build(&RAPIER_CONFIGS[i], description)),
+        }
+    }
+}
+
+/// What one run of one configuration on one scene measured.
+#[derive(Clone, Copy, Debug)]
+struct RunRecord {
+    first_step: Duration,
+    /// Mean of steps 2..N.
+    per_step: Duration,
+    final_max: f64,
+    final_mean: f64,
+    run_max: f64,
+    run_max_step: usize,
+}
+
+fn run_once(
+    config: Config,
+    scene: Scene,
+    description: &SceneDescription,
+    err_every: usize,
+    trace: bool,
+) -> RunRecord {
+    let mut world = config.build(description);
+    let mut poses = initial_poses(description);
+    let steps = scene.steps();
+    let mut first_step = Duration::ZERO;
+    let mut later_steps = Duration::ZERO;
+    let mut record = RunRecord {
+        first_step,
+        per_step: Duration::ZERO,
+        final_max: 0.0,
+        final_mean: 0.0,
+        run_max: 0.0,
+        run_max_step: 0,
+    };
+    for step in 1..=steps {
+        let start = Instant::now();
+        world.step();
+        let elapsed = start.elapsed();
+        if step == 1 {
+            first_step = elapsed;
+        } else {
+            later_steps += elapsed;
+        }
+        if step % err_every == 0 || step == steps {
+            world.read_poses(&mut poses);
+            let error = joint_error(&description.joints, &poses);
+            if trace {
+                eprintln!(
+                    "trace {scene} {} {} step {step}: max {:.3e} mean {:.3e}",
+                    config.engine().name(),
+                    config.label(),
+                    error.max,
+                    error.mean
+                );
+            }
+            if error.max > record.run_max || record.run_max_step == 0 {
+                record.run_max = error.max;
+                record.run_max_step = step;
+            }
+            record.final_max = error.max;
+            record.final_mean = error.mean;
+        }
+    }
+    record.first_step = first_step;
+    record.per_step = later_steps / (steps as u32 - 1);
+    record
+}
+
+/// The median of a configuration's runs on one scene, as the reports show it.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Engine name.
+    pub engine: String,
+    /// The setting's label.
+    pub settings: String,
+    /// Scene name.
+    pub scene: String,
+    /// Median ms/step over the runs (steps 2..N).
+    pub ms_per_step: f64,
+    /// Fastest and slowest run's ms/step.
+    pub ms_range: (f64, f64),
+    /// Median duration of the first step, ms.
+    pub first_step_ms: f64,
+    /// Median max anchor separation after the last step, m.
+    pub final_max: f64,
+    /// Median mean anchor separation after the last step, m.
+    pub final_mean: f64,
+    /// Median of the runs' largest per-step max separation, m.
+    pub run_max: f64,
+    /// The step where the median run's largest separation happened.
+    pub run_max_step: usize,
+    /// How many runs the medians are over.
+    pub runs: usize,
+    /// Where the row was measured, if not by this binary.
+    pub source: Option<String>,
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}
+
+fn summarise(config: Config, scene: Scene, records: &[RunRecord]) -> Row {
+    let collect = |f: fn(&RunRecord) -> f64| -> Vec<f64> { records.iter().map(f).collect() };
+    let mut ms = collect(|r| r.per_step.as_secs_f64() * 1e3);
+    let ms_per_step = median(&mut ms);
+    let ms_range = (ms[0], ms[ms.len() - 1]);
+    let mut run_max = collect(|r| r.run_max);
+    let run_max_median = median(&mut run_max);
+    let run_max_step = records
+        .iter()
+        .find(|r| r.run_max == run_max_median)
+        .map_or(records[0].run_max_step, |r| r.run_max_step);
+    Row {
+        engine: config.engine().name().to_owned(),
+        settings: config.label().to_owned(),
+        scene: scene.name().to_owned(),
+        ms_per_step,
+        ms_range,
+        first_step_ms: median(&mut collect(|r| r.first_step.as_secs_f64() * 1e3)),
+        final_max: median(&mut collect(|r| r.final_max)),
+        final_mean: median(&mut collect(|r| r.final_mean)),
+        run_max: run_max_median,
+        run_max_step,
+        runs: records.len(),
+        source: None,
+    }
+}
+
+struct Options {
+    scenes: Vec<Scene>,
+    engines: Vec<Engine>,
+    runs: usize,
+    err_every: usize,
+    trace: bool,
+    markdown: Option<String>,
+    svg: Option<String>,
+    external: Option<String>,
+    readme: Option<String>,
+}
+
+const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
+[--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
+[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH]";
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        scenes: Vec::new(),
+        engines: Vec::new(),
+        runs: 5,
+        err_every: 1,
+        trace: false,
+        markdown: None,
+        svg: None,
+        external: None,
+        readme: None,
+    };
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || {
+            args.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--scene" => {
+                let name = value()?;
+                options
+                    .scenes
+                    .push(Scene::from_name(&name).ok_or(format!("unknown scene `{name}`"))?);
+            }
+            "--engine" => options.engines.push(match value()?.as_str() {
+                "nape" => Engine::Nape,
+                "rapier" | "rapier2d" => Engine::Rapier,
+                other => return Err(format!("unknown engine `{other}`")),
+            }),
+            "--runs" => {
+                options.runs = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--runs takes a positive integer")?;
+            }
+            "--err-every" => {
+                options.err_every = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--err-every takes a positive integer")?;
+            }
+            "--trace" => options.trace = true,
+            "--markdown" => options.markdown = Some(value()?),
+            "--svg" => options.svg = Some(value()?),
+            "--external" => options.external = Some(value()?),
+            "--readme" => options.readme = Some(value()?),
+            "--help" | "-h" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    if options.scenes.is_empty() {
+        options.scenes = Scene::ALL.to_vec();
+    }
+    if options.engines.is_empty() {
+        options.engines = vec![Engine::Nape, Engine::Rapier];
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match parse_options(&args) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut external_rows = Vec::new();
+    if let Some(path) = &options.external {
+        match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| report::parse_external(&text))
+        {
+            Ok(rows) => external_rows = rows,
+            Err(message) => {
+                eprintln!("{path}: {message}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+
+    let load_before = report::load_average();
+    let started = Instant::now();
+    let configs = Config::all(&options.engines);
+    let descriptions: Vec<SceneDescription> = options.scenes.iter().map(|s| s.describe()).collect();
+    let mut records = vec![vec![Vec::new(); configs.len()]; options.scenes.len()];
+    for round in 1..=options.runs {
+        for (s, &scene) in options.scenes.iter().enumerate() {
+            for (c, &config) in configs.iter().enumerate() {
+                let record = run_once(
+                    config,
+                    scene,
+                    &descriptions[s],
+                    options.err_every,
+                    options.trace,
+                );
+                eprintln!(
+                    "round {round}/{}  {scene:<10}  {:<8} {:<14}  {:>9.4} ms/step  run max err {:.2e}",
+                    options.runs,
+                    config.engine().name(),
+                    config.label(),
+                    record.per_step.as_secs_f64() * 1e3,
+                    record.run_max,
+                );
+                records[s][c].push(record);
+            }
+        }
+    }
+    let load_after = report::load_average();
+
+    let mut rows = Vec::new();
+    for (s, &scene) in options.scenes.iter().enumerate() {
+        for (c, &config) in configs.iter().enumerate() {
+            rows.push(summarise(config, scene, &records[s][c]));
+        }
+        rows.extend(
+            external_rows
+                .iter()
+                .filter(|row| row.scene == scene.name())
+                .cloned(),
+        );
+    }
+
+    let context = report::Context {
+        args,
+        runs: options.runs,
+        err_every: options.err_every,
+        load_before,
+        load_after,
+        wall: started.elapsed(),
+    };
+    let table = report::markdown_table(&rows);
+    println!("{table}");
+    if let Some(path) = &options.markdown {
+        let text = report::markdown_document(&context, &rows, options.svg.as_deref());
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(path) = &options.svg {
+        let scenes: Vec<&str> = options.scenes.iter().map(|s| s.name()).collect();
+        if let Err(e) = std::fs::write(path, report::svg_plot(&scenes, &rows)) {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(path) = &options.readme {
+        let svg_link = options.svg.as_deref().map(|svg| relative_to(svg, path));
+        let section = report::readme_section(&context, &rows, svg_link.as_deref());
+        let updated = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| report::replace_readme_section(&text, &section))
+            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
+        if let Err(e) = updated {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `target` as a link from the file `from` (both relative to the working directory):
+/// strips `from`'s folder when `target` is inside it.
+fn relative_to(target: &str, from: &str) -> String {
+    let folder = std::path::Path::new(from)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    std::path::Path::new(target)
+        .strip_prefix(folder)
+        .map_or(target.to_owned(), |p| p.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plot_links_are_relative_to_the_linking_file() {
+        assert_eq!(
+            relative_to("benches/peers/accuracy.svg", "README.md"),
+            "benches/peers/accuracy.svg"
+        );
+        assert_eq!(
+            relative_to("benches/peers/accuracy.svg", "benches/peers/RESULTS.md"),
+            "accuracy.svg"
+        );
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn both_engines_keep_a_hanging_chain_nearly_together_for_a_few_steps() {
+        let scene = Scene::ChainHang;
+        let description = scene.describe();
+        for config in Config::all(&[Engine::Nape, Engine::Rapier]) {
+            let mut world = config.build(&description);
+            let mut poses = initial_poses(&description);
+            for _ in 0..5 {
+                world.step();
+            }
+            world.read_poses(&mut poses);
+            let error = joint_error(&description.joints, &poses);
+            // Without joints the top link would have fallen g·dt²·(1 + … + 5) ≈ 0.042 m
+            // away from the pin after five steps.
+            assert!(
+                error.max < 0.035,
+                "{} {}: {error:?}",
+                config.engine().name(),
+                config.label()
+            );
+            // The pinned top must not move.
+            assert_eq!((poses[0].x, poses[0].y), (0.0, 0.0));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! nape's side of the comparison.
+//!
+//! [`NAPE_CONFIGS`] is the list of solver settings measured; edit it when `Space`'s knobs
+//! change. Each entry's `apply` runs on a fresh `Space::new()` whose gravity is already
+//! set, before any body is added.
+
+use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+
+use crate::World;
+use crate::scenes::{DT, GRAVITY, Pose, SceneDescription};
+
+/// One nape solver setting: a label for the reports and the change it makes to a
+/// default `Space`.
+pub struct NapeConfig {
+    /// Short name shown in the table and next to the plot's marker.
+    pub label: &'static str,
+    /// Applied to `Space::new()` (gravity already set) before the scene is built.
+    pub apply: fn(&mut Space),
+}
+
+/// The nape settings measured, from cheap to expensive (the plot's line joins them in
+/// this order). Keep labels short: they are printed beside the markers of the accuracy
+/// plot.
+pub const NAPE_CONFIGS: &[NapeConfig] = &[
+    NapeConfig {
+        label: "v4 p2",
+        apply: |space| {
+            space.velocity_iterations = 4;
+            space.position_iterations = 2;
+        },
+    },
+    NapeConfig {
+        label: "v8 p3",
+        apply: |space| {
+            space.velocity_iterations = 8;
+            space.position_iterations = 3;
+        },
+    },
+    NapeConfig {
+        label: "default",
+        apply: |_| {},
+    },
+    NapeConfig {
+        label: "v20 p20",
+        apply: |space| {
+            space.velocity_iterations = 20;
+            space.position_iterations = 20;
+        },
+    },
+    NapeConfig {
+        label: "v10 p10 GS",
+        apply: |space| space.global_projection = false,
+    },
+];
+
+/// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
+/// list.
+pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (10 velocity, 10 position \
+iterations, global position projection on) with gravity set; `vN pM` = N velocity and M position \
+iterations; `GS` = `global_projection` off (Gauss–Seidel position iterations).";
+
+/// A nape `Space` holding one scene.
+pub struct NapeWorld {
+    space: Space,
+    bodies: Vec<BodyHandle>,
+}
+
+impl NapeWorld {
+    /// Builds `description` in a fresh space with `config` applied.
+    pub fn build(config: &NapeConfig, description: &SceneDescription) -> NapeWorld {
+        let mut space = Space::new();
+        space.gravity = Vec2::new(GRAVITY[0], GRAVITY[1]);
+        (config.apply)(&mut space);
+        let bodies: Vec<BodyHandle> = description
+            .bodies
+            .iter()
+            .map(|spec| {
+                let body = match spec.mass_inertia {
+                    Some((mass, inertia)) => Body::dynamic(mass, inertia),
+                    None => Body::static_body(),
+                };
+                let body = body.at(Vec2::from(spec.position)).with_angle(spec.angle);
+                space.add_body(body).expect("scene bodies are valid")
+            })
+            .collect();
+        for joint in &description.joints {
+            space
+                .add_constraint(PivotJoint::new(
+                    bodies[joint.a],
+                    bodies[joint.b],
+                    Vec2::from(joint.anchor_a),
+                    Vec2::from(joint.anchor_b),
+                ))
+                .expect("scene joints are valid");
+        }
+        NapeWorld { space, bodies }
+    }
+}
+
+impl World for NapeWorld {
+    fn step(&mut self) {
+        self.space.step(DT);
+    }
+
+    fn read_poses(&self, poses: &mut [Pose]) {
+        for (pose, &handle) in poses.iter_mut().zip(&self.bodies) {
+            let body = self.space.body(handle).expect("bodies are never removed");
+            let position = body.position();
+            *pose = Pose::from_angle(
+                f64::from(position.x),
+                f64::from(position.y),
+                f64::from(body.angle()),
+            );
+        }
+    }
+}
