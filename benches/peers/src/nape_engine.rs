@@ -23,41 +23,35 @@ pub struct NapeConfig {
 /// plot.
 pub const NAPE_CONFIGS: &[NapeConfig] = &[
     NapeConfig {
-        label: "v4 p2",
-        apply: |space| {
-            space.velocity_iterations = 4;
-            space.position_iterations = 2;
-        },
-    },
-    NapeConfig {
-        label: "v8 p3",
-        apply: |space| {
-            space.velocity_iterations = 8;
-            space.position_iterations = 3;
-        },
+        label: "s2",
+        apply: |space| space.substeps = 2,
     },
     NapeConfig {
         label: "default",
         apply: |_| {},
     },
     NapeConfig {
-        label: "v20 p20",
-        apply: |space| {
-            space.velocity_iterations = 20;
-            space.position_iterations = 20;
-        },
+        label: "s8",
+        apply: |space| space.substeps = 8,
     },
     NapeConfig {
-        label: "v10 p10 GS",
-        apply: |space| space.global_projection = false,
+        label: "s4 GS",
+        apply: |space| space.direct_solve = false,
+    },
+    NapeConfig {
+        label: "s8 GS",
+        apply: |space| {
+            space.direct_solve = false;
+            space.substeps = 8;
+        },
     },
 ];
 
 /// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
 /// list.
-pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (10 velocity, 10 position \
-iterations, global position projection on) with gravity set; `vN pM` = N velocity and M position \
-iterations; `GS` = `global_projection` off (Gauss–Seidel position iterations).";
+pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (4 substeps, one biased and \
+one relax sweep each, exact solve of acyclic islands) with gravity set; `sN` = N substeps; `GS` = \
+`direct_solve` off (every island by Gauss–Seidel sweeps).";
 
 /// A nape `Space` holding one scene.
 pub struct NapeWorld {
