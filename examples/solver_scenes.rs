@@ -1,7 +1,8 @@
 //! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
 //! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
 //! measures them. `cargo run --release --example solver_scenes -- [chain|chain_hang|grid]
-//! [--links N] [--grid N] [--substeps N] [--iterations N] [--no-direct]`.
+//! [--links N] [--grid N] [--substeps N] [--iterations N] [--relax N] [--hertz HZ]
+//! [--zeta Z] [--no-direct]`.
 
 #[path = "common/scenes.rs"]
 mod scenes;
@@ -43,6 +44,21 @@ fn main() {
         }
         if let Some(n) = value("--iterations") {
             scene.space.velocity_iterations = n as u32;
+        }
+        let float = |name: &str| {
+            args.iter()
+                .position(|a| a == name)
+                .and_then(|i| args.get(i + 1))
+                .and_then(|v| v.parse::<f32>().ok())
+        };
+        if let Some(x) = float("--hertz") {
+            scene.space.joint_hertz = x;
+        }
+        if let Some(x) = float("--zeta") {
+            scene.space.joint_damping_ratio = x;
+        }
+        if let Some(n) = value("--relax") {
+            scene.space.relax_iterations = n as u32;
         }
         if args.iter().any(|a| a == "--no-direct") {
             scene.space.direct_solve = false;

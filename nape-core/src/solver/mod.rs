@@ -311,6 +311,22 @@ fn speculate<const D: usize>(
     speculative
 }
 
+/// Relative weight of the diagonal added to `K'` before the sweeps invert it.
+const SWEEP_REGULARIZATION: f32 = 1e-3;
+
+/// `K' + ε·diag(K')`: a sweep's inverse of a nearly singular effective mass (rows of one
+/// constraint that almost repeat each other) stays bounded by `1/(ε·K'_ii)` instead of
+/// sending a huge impulse along the almost-redundant direction; for a well-conditioned
+/// `K'` the change is of order ε.
+#[inline]
+fn regularized<const D: usize>(k: &[[f32; D]; D]) -> [[f32; D]; D] {
+    let mut out = *k;
+    for (i, row) in out.iter_mut().enumerate() {
+        row[i] *= 1.0 + SWEEP_REGULARIZATION;
+    }
+    out
+}
+
 /// `K' = diag(w) K diag(w)` and the mask of active rows.
 #[inline]
 fn weighted<const D: usize>(k: &[[f32; D]; D], w: &[f32; D]) -> ([[f32; D]; D], [bool; D]) {
@@ -513,6 +529,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
+        if !substep.first
+            && e.settings.active
+            && e.broken.is_none()
+            && Self::refresh_entry(e, substep, poses)
+        {
+            return;
+        }
         e.solving = false;
         e.direct_rows = [false; D];
         if !e.settings.active || e.broken.is_some() {
@@ -572,6 +595,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let k = e
             .constraint
             .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
+        if k.iter().flatten().any(|x| !x.is_finite()) {
+            // A Jacobian gone non-finite (a user's constraint at a singular pose): the
+            // constraint sits this substep out rather than spreading NaN to its bodies.
+            e.idle();
+            return;
+        }
         let (k, active) = weighted(&k, &w);
         let limit: [bool; D] =
             std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
@@ -580,7 +609,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.row_mass = [0.0; D];
         let usable: [bool; D] = if e.limited {
             let equality: [bool; D] = std::array::from_fn(|i| active[i] && !limit[i]);
-            e.k_inv = invert_active(&k, &equality);
+            e.k_inv = invert_active(&regularized(&k), &equality);
             e.row_mass = std::array::from_fn(|i| {
                 if limit[i] && k[i][i] > 0.0 && k[i][i].is_finite() {
                     1.0 / k[i][i]
@@ -590,7 +619,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             });
             std::array::from_fn(|i| e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
         } else if e.direct.is_none() || clamp_force {
-            e.k_inv = invert_active(&k, &active);
+            e.k_inv = invert_active(&regularized(&k), &active);
             std::array::from_fn(|i| e.k_inv[i][i] != 0.0)
         } else {
             // Solved exactly and never swept: no inverse needed, only which rows can act.
@@ -702,6 +731,35 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
+    /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
+    /// Jacobian (the world anchors, which turn with the bodies) and its positional bias
+    /// anew; its effective mass, a preconditioner of the sweep that does not change what
+    /// it converges to, is kept from the step's first substep. Returns `false` (and does
+    /// nothing) where the full preparation is needed.
+    #[inline]
+    fn refresh_entry(e: &mut Entry<T, D, B>, substep: &Substep, poses: &[Pose]) -> bool {
+        if T::HAS_LIMITS || T::VELOCITY_ONLY || e.direct.is_some() || !e.solving {
+            return false;
+        }
+        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let c = e.constraint.position_error(slot_poses);
+        if c.iter().any(|x| !x.is_finite()) {
+            return false;
+        }
+        e.jacobian = e.constraint.jacobian(slot_poses);
+        let s = &e.settings;
+        if s.stiff {
+            let rate = substep.joint_softness.bias_rate;
+            e.bias[0] = c.map(|x| rate * x);
+        } else {
+            let rate = Softness::spring(s.frequency, s.damping, substep.h).bias_rate;
+            let mut bias = c.map(|x| rate * x);
+            clamp_length(&mut bias, s.max_error);
+            e.bias = [bias; 2];
+        }
+        true
+    }
+
     /// One Gauss–Seidel update of one entry.
     #[inline]
     fn solve_entry(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
@@ -715,6 +773,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // Without limits every weight is 1: the weighting is compiled out.
         let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
         let rhs: [f32; D] = std::array::from_fn(|i| weight(i) * v[i] + e.bias[pass][i]);
+        if rhs.iter().any(|x| !x.is_finite()) {
+            return;
+        }
         let solved = mul_vec(&e.k_inv, &rhs);
         let old = e.impulse;
         let mut new = [0.0; D];
@@ -842,6 +903,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         mut new: [f32; D],
         velocities: &mut [Velocity],
     ) {
+        if new.iter().any(|x| !x.is_finite()) {
+            return;
+        }
         if e.settings.break_under_force {
             let impulse_squared = length_squared(&new);
             if impulse_squared > e.max_impulse * e.max_impulse {
