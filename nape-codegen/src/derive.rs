@@ -72,6 +72,39 @@ fn depends_on_pose(graph: &Graph, id: Id) -> bool {
     })
 }
 
+/// `Σ coefficient·variable` with the variables of equal coefficients (up to sign) summed
+/// first: `c·a − c·b` becomes `c·(a − b)`, so each distinct coefficient is multiplied
+/// once (a distance row's velocity error multiplies its direction by the relative
+/// velocity, as a hand-written joint does). Groups keep the order of first appearance.
+fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
+    let mut groups: Vec<(Id, Vec<Id>)> = Vec::new();
+    for &(coefficient, variable) in terms {
+        let (base, negated) = match (graph.node(coefficient), graph.as_const(coefficient)) {
+            (_, Some(0.0)) => continue,
+            (_, Some(value)) if value < 0.0 => (graph.constant(-value), true),
+            (crate::symbolic::Node::Neg(inner), _) => (inner, true),
+            _ => (coefficient, false),
+        };
+        let signed = if negated {
+            graph.neg(variable)
+        } else {
+            variable
+        };
+        match groups.iter_mut().find(|(b, _)| *b == base) {
+            Some((_, variables)) => variables.push(signed),
+            None => groups.push((base, vec![signed])),
+        }
+    }
+    let products: Vec<Id> = groups
+        .into_iter()
+        .map(|(base, variables)| {
+            let sum = graph.sum(variables);
+            graph.mul(base, sum)
+        })
+        .collect();
+    graph.sum(products)
+}
+
 /// Derives everything from `rows`.
 ///
 /// # Errors
@@ -137,14 +170,14 @@ pub fn derive(
 
     let velocity_error = (0..dim)
         .map(|i| {
-            let terms: Vec<Id> = (0..bodies)
+            let terms: Vec<(Id, Id)> = (0..bodies)
                 .flat_map(|s| Dof::ALL.map(|dof| (s, dof)))
                 .map(|(s, dof)| {
                     let velocity = graph.leaf(Leaf::Velocity(slot(s), dof));
-                    graph.mul(jacobian[i][3 * s + dof.offset()], velocity)
+                    (jacobian[i][3 * s + dof.offset()], velocity)
                 })
                 .collect();
-            graph.sum(terms)
+            factored_sum(graph, &terms)
         })
         .collect();
 
@@ -156,30 +189,21 @@ pub fn derive(
                 continue;
             }
             // Σ_s m_s (J_i,sx J_j,sx + J_i,sy J_j,sy) + Σ_s i_s J_i,sθ J_j,sθ: the mass
-            // terms first and factored, so identical sums (`m₁ + m₂` of a pivot's
-            // diagonal) become one node and are computed once.
-            let linear: Vec<Id> = (0..bodies)
-                .map(|s| {
-                    let (x, y) = (3 * s, 3 * s + 1);
-                    let xx = graph.mul(jacobian[i][x], jacobian[j][x]);
-                    let yy = graph.mul(jacobian[i][y], jacobian[j][y]);
-                    let dot = graph.add(xx, yy);
-                    let inverse = graph.leaf(Leaf::InverseMass(slot(s)));
-                    graph.mul(inverse, dot)
-                })
-                .collect();
-            let angular: Vec<Id> = (0..bodies)
-                .map(|s| {
-                    let theta = 3 * s + 2;
-                    let product = graph.mul(jacobian[i][theta], jacobian[j][theta]);
-                    let inverse = graph.leaf(Leaf::InverseInertia(slot(s)));
-                    graph.mul(inverse, product)
-                })
-                .collect();
-            let linear = graph.sum(linear);
-            let angular = graph.sum(angular);
-            let terms = [linear, angular];
-            effective_mass[i].push(graph.sum(terms));
+            // terms first, and slots with the same factor share it, so a pivot's diagonal
+            // has one `m₁ + m₂` and a distance row's one `|n|²·(m₁ + m₂)`.
+            let linear = (0..bodies).map(|s| {
+                let (x, y) = (3 * s, 3 * s + 1);
+                let xx = graph.mul(jacobian[i][x], jacobian[j][x]);
+                let yy = graph.mul(jacobian[i][y], jacobian[j][y]);
+                (graph.add(xx, yy), graph.leaf(Leaf::InverseMass(slot(s))))
+            });
+            let mut terms: Vec<(Id, Id)> = linear.collect();
+            for s in 0..bodies {
+                let theta = 3 * s + 2;
+                let product = graph.mul(jacobian[i][theta], jacobian[j][theta]);
+                terms.push((product, graph.leaf(Leaf::InverseInertia(slot(s)))));
+            }
+            effective_mass[i].push(factored_sum(graph, &terms));
         }
     }
 
@@ -189,18 +213,19 @@ pub fn derive(
             let mut terms = Vec::new();
             for i in 0..dim {
                 for j in i..dim {
-                    let parts: Vec<Id> = Dof::ALL
-                        .into_iter()
-                        .map(|dof| {
-                            let (a, b) = (3 * first + dof.offset(), 3 * second + dof.offset());
-                            let forward = graph.mul(jacobian[i][a], jacobian[j][b]);
-                            let backward = graph.mul(jacobian[i][b], jacobian[j][a]);
-                            let both = graph.add(forward, backward);
-                            let inverse = graph.leaf(inverse_mass_leaf(first, dof));
-                            graph.mul(both, inverse)
-                        })
-                        .collect();
-                    let term = graph.sum(parts);
+                    let [x, y, theta] = Dof::ALL.map(|dof| {
+                        let (a, b) = (3 * first + dof.offset(), 3 * second + dof.offset());
+                        let forward = graph.mul(jacobian[i][a], jacobian[j][b]);
+                        let backward = graph.mul(jacobian[i][b], jacobian[j][a]);
+                        graph.add(forward, backward)
+                    });
+                    // One inverse mass for both linear components.
+                    let linear = graph.add(x, y);
+                    let inverse_mass = graph.leaf(inverse_mass_leaf(first, Dof::X));
+                    let inverse_inertia = graph.leaf(inverse_mass_leaf(first, Dof::Angle));
+                    let linear = graph.mul(linear, inverse_mass);
+                    let angular = graph.mul(theta, inverse_inertia);
+                    let term = graph.add(linear, angular);
                     if !graph.is_const(term, 0.0) {
                         terms.push((i, j, term));
                     }

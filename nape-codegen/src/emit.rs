@@ -444,6 +444,14 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
         });
         writer.close();
     }
+    // With several pairs, the common case (no slot shared) costs one test, not one per pair.
+    if derivation.shared_terms.len() > 1 {
+        shared = quote! {
+            if !__shared.is_empty() {
+                #shared
+            }
+        };
+    }
     let rows = (0..dim).map(|i| {
         let row = (0..dim).map(|j| entry(i, j));
         quote!([#(#row),*])
