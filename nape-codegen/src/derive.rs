@@ -304,11 +304,17 @@ fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
             kept = remaining;
         }
     }
-    kept.sort();
-    let flip = kept.first().is_some_and(|&(_, negated)| negated);
-    let signed: Vec<Id> = kept
+    canonical_sum(graph, kept)
+}
+
+/// `Σ ±term` in a canonical sign: the lowest term enters positively and the whole sum is
+/// negated if need be, so a sum and its negation are one node and a `Neg` of it.
+fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
+    terms.sort();
+    let flip = terms.first().is_some_and(|&(_, negated)| negated);
+    let signed: Vec<Id> = terms
         .into_iter()
-        .map(|(atom, negated)| if negated != flip { graph.neg(atom) } else { atom })
+        .map(|(term, negated)| if negated != flip { graph.neg(term) } else { term })
         .collect();
     let sum = graph.sum(signed);
     if flip { graph.neg(sum) } else { sum }
@@ -498,7 +504,13 @@ pub fn derive(
                         graph.mul(jacobian[i][3 * s + dof.offset()], lambda)
                     })
                     .collect();
-                graph.sum(terms)
+                // Canonical sign, so that opposite slots share `Jᵀλ` and differ only by
+                // `+=` and `-=`, as a hand-written impulse does.
+                let mut signed = Vec::new();
+                for term in terms {
+                    flatten_sum(graph, term, false, &mut signed);
+                }
+                canonical_sum(graph, signed)
             })
         })
         .collect();
