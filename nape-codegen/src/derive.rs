@@ -139,7 +139,9 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
             }
         }
     }
-    let Some(&(common, uses)) = counts.iter().max_by_key(|&&(f, n)| (n, std::cmp::Reverse(f)))
+    let Some(&(common, uses)) = counts
+        .iter()
+        .max_by_key(|&&(f, n)| (n, std::cmp::Reverse(f)))
     else {
         return id;
     };
@@ -153,7 +155,11 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
             .into_iter()
             .find(|&(f, _)| f == common)
             .map(|(_, c)| c);
-        let target = if cofactor.is_some() { &mut grouped } else { &mut rest };
+        let target = if cofactor.is_some() {
+            &mut grouped
+        } else {
+            &mut rest
+        };
         let value = cofactor.unwrap_or(term);
         target.push(if negated { graph.neg(value) } else { value });
     }
@@ -191,7 +197,9 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
                 }
             }
         }
-        let Some(&((a, b), uses)) = pairs.iter().max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
+        let Some(&((a, b), uses)) = pairs
+            .iter()
+            .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
         else {
             break;
         };
@@ -289,7 +297,8 @@ fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
     if !cancelled {
         return graph.sum(terms.iter().copied());
     }
-    subsums.sort_by_key(|(_, _, parts): &(Id, bool, Vec<(Id, bool)>)| std::cmp::Reverse(parts.len()));
+    subsums
+        .sort_by_key(|(_, _, parts): &(Id, bool, Vec<(Id, bool)>)| std::cmp::Reverse(parts.len()));
     for (subsum, negated, parts) in subsums {
         let mut remaining = kept.clone();
         let whole = parts.iter().all(|part| {
@@ -314,7 +323,13 @@ fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
     let flip = terms.first().is_some_and(|&(_, negated)| negated);
     let signed: Vec<Id> = terms
         .into_iter()
-        .map(|(term, negated)| if negated != flip { graph.neg(term) } else { term })
+        .map(|(term, negated)| {
+            if negated != flip {
+                graph.neg(term)
+            } else {
+                term
+            }
+        })
         .collect();
     let sum = graph.sum(signed);
     if flip { graph.neg(sum) } else { sum }
@@ -395,25 +410,37 @@ pub fn derive(
         }
     }
 
-    // Cache each distinct pose-dependent entry once, up to sign.
+    // Cache each distinct pose-dependent entry once, up to sign, in the order the values
+    // are computed (by id): a direction's x before its y, as a hand-written joint lays out
+    // its per-step values, so the compiler needs no shuffles to fill the cache.
+    let mut split = |graph: &mut Graph, entry: Id| {
+        let (base, negated) = match graph.node(entry) {
+            Node::Neg(inner) => (inner, true),
+            _ => (entry, false),
+        };
+        depends_on_pose(graph, base).then(|| (collect_factors(graph, base), negated))
+    };
     let mut cache: Vec<Id> = Vec::new();
+    for entries in &exact {
+        for &entry in entries {
+            if let Some((base, _)) = split(graph, entry)
+                && !cache.contains(&base)
+            {
+                cache.push(base);
+            }
+        }
+    }
+    cache.sort();
     let mut jacobian = vec![Vec::with_capacity(columns); dim];
     for (i, entries) in exact.iter().enumerate() {
         for &entry in entries {
-            let (base, negated) = match graph.node(entry) {
-                Node::Neg(inner) => (inner, true),
-                _ => (entry, false),
-            };
-            let cached = if depends_on_pose(graph, base) {
-                let base = collect_factors(graph, base);
-                let k = cache.iter().position(|&c| c == base).unwrap_or_else(|| {
-                    cache.push(base);
-                    cache.len() - 1
-                });
-                let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
-                if negated { graph.neg(leaf) } else { leaf }
-            } else {
-                entry
+            let cached = match split(graph, entry) {
+                Some((base, negated)) => {
+                    let k = cache.iter().position(|&c| c == base).expect("cached above");
+                    let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
+                    if negated { graph.neg(leaf) } else { leaf }
+                }
+                None => entry,
             };
             jacobian[i].push(cached);
         }
@@ -466,9 +493,14 @@ pub fn derive(
             let mut terms = Vec::new();
             for i in 0..dim {
                 for j in i..dim {
+                    // On the diagonal both orders are one product: J_s M⁻¹ J_tᵀ, doubled
+                    // once at the end rather than per component.
                     let [x, y, theta] = Dof::ALL.map(|dof| {
                         let (a, b) = (3 * first + dof.offset(), 3 * second + dof.offset());
                         let forward = graph.mul(jacobian[i][a], jacobian[j][b]);
+                        if i == j {
+                            return forward;
+                        }
                         let backward = graph.mul(jacobian[i][b], jacobian[j][a]);
                         graph.add(forward, backward)
                     });
@@ -478,7 +510,11 @@ pub fn derive(
                     let inverse_inertia = graph.leaf(inverse_mass_leaf(first, Dof::Angle));
                     let linear = graph.mul(linear, inverse_mass);
                     let angular = graph.mul(theta, inverse_inertia);
-                    let term = graph.add(linear, angular);
+                    let mut term = graph.add(linear, angular);
+                    if i == j {
+                        let two = graph.constant(2.0);
+                        term = graph.mul(two, term);
+                    }
                     if !graph.is_const(term, 0.0) {
                         terms.push((i, j, term));
                     }
