@@ -93,9 +93,9 @@ fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
     let products: Vec<Id> = groups
         .into_iter()
         .map(|(base, variables)| {
-            // The first variable (by id) enters positively, so the rows of a slider share
+            // The last variable (by id) enters positively, so the rows of a slider share
             // `v₂ − v₁` instead of computing it and its negation.
-            let flip = variables.iter().min().is_some_and(|&(_, negated)| negated);
+            let flip = variables.iter().max().is_some_and(|&(_, negated)| negated);
             let signed: Vec<Id> = variables
                 .into_iter()
                 .map(|(variable, negated)| {
@@ -275,7 +275,7 @@ fn flatten_product(graph: &Graph, id: Id, out: &mut Vec<Id>) {
 /// The sum of `terms` with opposite terms cancelled: `r + (d − r)` is `d`, as a factored
 /// lever `d + r₁` must be for the anchors' rotation to drop out. Sub-sums that survive
 /// whole are kept as they were (still shared with other uses), and the result's sign is
-/// canonical (lowest term positive) so that `a − b` and `b − a` are one node and its
+/// canonical (see [`canonical_sum`]) so that `a − b` and `b − a` are one node and its
 /// negation.
 fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
     let mut atoms = Vec::new();
@@ -316,11 +316,11 @@ fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
     canonical_sum(graph, kept)
 }
 
-/// `Σ ±term` in a canonical sign: the lowest term enters positively and the whole sum is
-/// negated if need be, so a sum and its negation are one node and a `Neg` of it.
+/// `Σ ±term` in a canonical sign: the highest term (by id) enters positively and the whole
+/// sum is negated if need be, so a sum and its negation are one node and a `Neg` of it.
 fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
     terms.sort();
-    let flip = terms.first().is_some_and(|&(_, negated)| negated);
+    let flip = terms.last().is_some_and(|&(_, negated)| negated);
     let signed: Vec<Id> = terms
         .into_iter()
         .map(|(term, negated)| {
@@ -413,7 +413,7 @@ pub fn derive(
     // Cache each distinct pose-dependent entry once, up to sign, in the order the values
     // are computed (by id): a direction's x before its y, as a hand-written joint lays out
     // its per-step values, so the compiler needs no shuffles to fill the cache.
-    let mut split = |graph: &mut Graph, entry: Id| {
+    let split = |graph: &mut Graph, entry: Id| {
         let (base, negated) = match graph.node(entry) {
             Node::Neg(inner) => (inner, true),
             _ => (entry, false),
