@@ -17,11 +17,8 @@ use nape::{Body, BodyHandle, Constraint, PivotJoint, Space, Vec2};
 
 #[path = "support/kernels.rs"]
 mod kernels;
+use kernels::hand_joints::HandPivot;
 use kernels::{Visit, Workload, each_builtin};
-
-#[path = "../tests/support/hand_joints.rs"]
-mod hand_joints;
-use hand_joints::HandPivot;
 
 struct Groups<'a>(&'a mut Criterion);
 

@@ -31,9 +31,18 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// One joint's median times (µs per call, generated and hand-written) and median ratios,
+/// for `prepare` and `solve`.
+struct Row {
+    name: String,
+    prepare: [f64; 2],
+    solve: [f64; 2],
+    ratios: [f64; 2],
+}
+
 #[derive(Default)]
 struct Ratios {
-    rows: Vec<(String, [f64; 2], [f64; 2], [f64; 2])>,
+    rows: Vec<Row>,
 }
 
 impl Visit for Ratios {
@@ -62,8 +71,12 @@ impl Visit for Ratios {
         let per_call = |v: Vec<f64>| median(v) / CALLS_PER_RUN as f64 * 1e6;
         let [[gp, hp], [gs, hs]] = times.map(|pair| pair.map(per_call));
         let [rp, rs] = ratios.map(median);
-        self.rows
-            .push((name.to_owned(), [gp, hp], [gs, hs], [rp, rs]));
+        self.rows.push(Row {
+            name: name.to_owned(),
+            prepare: [gp, hp],
+            solve: [gs, hs],
+            ratios: [rp, rs],
+        });
     }
 }
 
@@ -75,8 +88,14 @@ fn main() {
         "joint", "phase", "generated µs", "hand µs", "ratio"
     );
     let mut all = Vec::new();
-    for (name, prepare, solve, ratio) in &ratios.rows {
-        for (phase, [g, h], r) in [("prepare", prepare, ratio[0]), ("solve", solve, ratio[1])] {
+    for Row {
+        name,
+        prepare,
+        solve,
+        ratios,
+    } in &ratios.rows
+    {
+        for (phase, [g, h], r) in [("prepare", prepare, ratios[0]), ("solve", solve, ratios[1])] {
             println!("{name:<10} {phase:<8} {g:>13.2} {h:>9.2} {r:>6.3}");
             all.push(r);
         }

@@ -16,7 +16,7 @@ use nape::{
 #[path = "../../tests/support/hand_builtins.rs"]
 mod hand_builtins;
 #[path = "../../tests/support/hand_joints.rs"]
-mod hand_joints;
+pub mod hand_joints;
 use hand_builtins::{HandAngle, HandDistance, HandLine, HandMotor, HandPulley};
 use hand_joints::{HandPivot, HandWeld};
 

@@ -338,13 +338,19 @@ fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
     if flip { graph.neg(sum) } else { sum }
 }
 
+/// A term of a flattened sum and whether it enters negated.
+type Signed = (Id, bool);
+
+/// A sub-sum met while flattening: its node, its sign and its terms.
+type SubSum = (Id, bool, Vec<Signed>);
+
 /// [`flatten_sum`], also listing every sub-sum met with its sign and its terms.
 fn flatten_with_subsums(
     graph: &Graph,
     id: Id,
     negated: bool,
-    atoms: &mut Vec<(Id, bool)>,
-    subsums: &mut Vec<(Id, bool, Vec<(Id, bool)>)>,
+    atoms: &mut Vec<Signed>,
+    subsums: &mut Vec<SubSum>,
 ) {
     match graph.node(id) {
         Node::Add(..) => {

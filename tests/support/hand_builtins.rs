@@ -93,8 +93,9 @@ fn row_bounds(name: &'static str, row: usize, min: f32, max: f32) -> Result<(), 
     Ok(())
 }
 
+/// `joint_min >= 0.0` (a NaN is rejected before, by [`not_nan`]).
 fn non_negative_min(name: &'static str, min: f32) -> Result<(), InvalidParameter> {
-    if !(min >= 0.0) {
+    if min < 0.0 {
         return Err(invalid(name, "joint_min >= 0.0", format!("{min:?}")));
     }
     Ok(())
@@ -432,7 +433,8 @@ impl Constraint<2, 2> for HandLine {
         finite_vector(Self::NAME, "direction", self.direction)?;
         distinct(Self::NAME, "body1 != body2", self.body1, self.body2)?;
         row_bounds(Self::NAME, 1, self.joint_min, self.joint_max)?;
-        if !(self.direction.length() > 1e-6) {
+        // A NaN direction is rejected above, as not finite.
+        if self.direction.length() <= 1e-6 {
             return Err(invalid(
                 Self::NAME,
                 "direction.length() > 1e-6",
