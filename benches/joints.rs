@@ -1,152 +1,50 @@
-//! Generated joints against hand-written ones, on the solver's two hot paths:
-//! `prepare` (Jacobian and effective mass, once per step) and `solve` (velocity error and
-//! impulse application, once per velocity iteration), over 1024 joints between random
-//! bodies; and a whole `Space::step` of a 100-link chain with each.
+//! Generated joints against hand-written ones, on the solver's two hot paths, over 1024
+//! joints between random bodies (`support/kernels.rs`): `prepare` (position error,
+//! Jacobian and effective mass, stored, once per step) and `solve` (velocity error and
+//! impulse application, once per velocity iteration); and a whole `Space::step` of a
+//! 100-link chain with each.
 //!
-//! Run with `cargo bench --bench joints`.
-
-use std::hint::black_box;
+//! Every builtin has a group per phase, `<joint>/<phase>`, with the functions `generated`
+//! and `hand-written` (the references in `tests/support/hand_joints.rs` and
+//! `tests/support/hand_builtins.rs`); the pulley runs with four, three and two bodies.
+//!
+//! Run with `cargo bench --bench joints [-- <filter>]`; then `python3 benches/ratios.py`
+//! prints generated / hand-written per joint and phase from criterion's estimates. On a
+//! busy machine, `cargo bench --bench ratios` measures the same ratios interleaved.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nape::{
-    Body, BodyHandle, Constraint, InverseMass, PivotJoint, Pose, SharedSlots, Space, Vec2,
-    Velocity, WeldJoint,
-};
+use nape::{Body, BodyHandle, Constraint, PivotJoint, Space, Vec2};
 
-#[path = "../tests/support/hand_joints.rs"]
-mod hand_joints;
-use hand_joints::{HandPivot, HandWeld};
+#[path = "support/kernels.rs"]
+mod kernels;
+use kernels::hand_joints::HandPivot;
+use kernels::{Visit, Workload, each_builtin};
 
-const JOINTS: usize = 1024;
-const BODIES: usize = 512;
+struct Groups<'a>(&'a mut Criterion);
 
-struct Scene {
-    poses: Vec<Pose>,
-    masses: Vec<InverseMass>,
-    velocities: Vec<Velocity>,
-    links: Vec<[usize; 2]>,
-    anchors: Vec<[Vec2; 2]>,
-    handles: [BodyHandle; 2],
-}
-
-fn scene() -> Scene {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
-    let poses = (0..BODIES)
-        .map(|_| Pose::new(Vec2::new(next() * 10.0, next() * 10.0), next() * 3.0))
-        .collect();
-    let masses = (0..BODIES)
-        .map(|_| InverseMass {
-            mass: 1.0 + next().abs(),
-            inertia: 2.0 + next().abs(),
-        })
-        .collect();
-    let velocities = (0..BODIES)
-        .map(|_| Velocity {
-            linear: Vec2::new(next(), next()),
-            angular: next(),
-        })
-        .collect();
-    let links = (0..JOINTS)
-        .map(|i| [i % BODIES, (i * 7 + 1) % BODIES])
-        .collect();
-    let anchors = (0..JOINTS)
-        .map(|_| [Vec2::new(next(), next()), Vec2::new(next(), next())])
-        .collect();
-    let mut space = Space::new();
-    let a = space.add_body(Body::dynamic(1.0, 1.0)).expect("a body");
-    let b = space.add_body(Body::dynamic(1.0, 1.0)).expect("a body");
-    Scene {
-        poses,
-        masses,
-        velocities,
-        links,
-        anchors,
-        handles: [a, b],
+impl Visit for Groups<'_> {
+    fn pair<G, H, const D: usize, const B: usize>(
+        &mut self,
+        name: &str,
+        mut generated: Workload<G, D, B>,
+        mut hand: Workload<H, D, B>,
+    ) where
+        G: Constraint<D, B>,
+        H: Constraint<D, B>,
+    {
+        let mut prepare = self.0.benchmark_group(format!("{name}/prepare"));
+        prepare.bench_function("generated", |b| b.iter(|| generated.prepare()));
+        prepare.bench_function("hand-written", |b| b.iter(|| hand.prepare()));
+        prepare.finish();
+        let mut solve = self.0.benchmark_group(format!("{name}/solve"));
+        solve.bench_function("generated", |b| b.iter(|| generated.solve()));
+        solve.bench_function("hand-written", |b| b.iter(|| hand.solve()));
+        solve.finish();
     }
 }
 
-fn kernels<T, const D: usize>(
-    c: &mut Criterion,
-    name: &str,
-    make: impl Fn([BodyHandle; 2], [Vec2; 2]) -> T,
-) where
-    T: Constraint<D, 2>,
-{
-    let scene = scene();
-    let joints: Vec<T> = scene
-        .anchors
-        .iter()
-        .map(|&anchors| make(scene.handles, anchors))
-        .collect();
-    let slot_poses: Vec<[Pose; 2]> = scene
-        .links
-        .iter()
-        .map(|l| [scene.poses[l[0]], scene.poses[l[1]]])
-        .collect();
-    let slot_masses: Vec<[InverseMass; 2]> = scene
-        .links
-        .iter()
-        .map(|l| [scene.masses[l[0]], scene.masses[l[1]]])
-        .collect();
-    let mut group = c.benchmark_group(format!("{name}/{JOINTS} joints"));
-    group.bench_function("prepare", |b| {
-        b.iter(|| {
-            let mut total = 0.0;
-            for i in 0..JOINTS {
-                let jacobian = joints[i].jacobian(&slot_poses[i]);
-                let k = joints[i].effective_mass(&jacobian, &slot_masses[i], SharedSlots::NONE);
-                total += k.iter().flatten().sum::<f32>();
-            }
-            black_box(total)
-        });
-    });
-    let jacobians: Vec<T::Jacobian> = joints
-        .iter()
-        .zip(&slot_poses)
-        .map(|(j, p)| j.jacobian(p))
-        .collect();
-    let mut velocities = scene.velocities.clone();
-    group.bench_function("solve", |b| {
-        b.iter(|| {
-            for i in 0..JOINTS {
-                let error = joints[i].velocity_error(&jacobians[i], &scene.links[i], &velocities);
-                let impulse = error.map(|e| -0.01 * e);
-                joints[i].apply_impulse(
-                    &jacobians[i],
-                    &impulse,
-                    &slot_masses[i],
-                    &scene.links[i],
-                    &mut velocities,
-                );
-            }
-            black_box(&velocities);
-        });
-    });
-    group.finish();
-}
-
-fn pivots(c: &mut Criterion) {
-    kernels(c, "pivot/generated", |[a, b], [a1, a2]| {
-        PivotJoint::new(a, b, a1, a2)
-    });
-    kernels(c, "pivot/hand-written", |[a, b], [a1, a2]| {
-        HandPivot::new(a, b, a1, a2)
-    });
-}
-
-fn welds(c: &mut Criterion) {
-    kernels(c, "weld/generated", |[a, b], [a1, a2]| {
-        WeldJoint::new(a, b, a1, a2, 0.3)
-    });
-    kernels(c, "weld/hand-written", |[a, b], [a1, a2]| {
-        HandWeld::new(a, b, a1, a2, 0.3)
-    });
+fn builtins(c: &mut Criterion) {
+    each_builtin(&mut Groups(c));
 }
 
 /// A 100-link chain hanging from a static body, swinging: one `Space::step`.
@@ -188,5 +86,5 @@ fn chain_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pivots, welds, chain_step);
+criterion_group!(benches, builtins, chain_step);
 criterion_main!(benches);

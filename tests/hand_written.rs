@@ -1,6 +1,13 @@
 //! A constraint implemented by hand (Nape's UserConstraint route) and simulated, plus
-//! numeric checks of the hand-written Jacobians and effective masses.
+//! numeric checks of the hand-written Jacobians and effective masses; and the generated
+//! builtins against hand-derived references (`support/hand_builtins.rs`): the same `J`,
+//! `K`, impulses and validation on random states, and the same scenes stepped with either
+//! staying together for ten seconds.
 
+#[path = "support/derivation_check.rs"]
+mod derivation_check;
+#[path = "support/hand_builtins.rs"]
+mod hand_builtins;
 #[path = "support/hand_joints.rs"]
 mod hand_joints;
 
@@ -269,4 +276,854 @@ fn hand_rope_limit_pulls_but_never_pushes() {
     space.step(1.0 / 60.0);
     let v = space.body(bob).unwrap().velocity();
     assert!((v.y - 5.0).abs() < 1e-4, "velocity {v}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Generated builtins against the hand-derived references.
+
+use derivation_check::{Rng, check_state, handles, random_state};
+use hand_builtins::{HandAngle, HandDistance, HandLine, HandMotor, HandPulley};
+use nape::{
+    AngleJoint, ConstraintHandle, ConstraintSettings, DistanceJoint, LineJoint, MotorJoint,
+    PivotJoint, PulleyJoint,
+};
+
+const STATES: usize = 200;
+
+fn magnitude(m: &[Vec<f32>]) -> f32 {
+    m.iter().flatten().fold(0.0f32, |a, &b| a.max(b.abs()))
+}
+
+fn assert_close(what: &str, a: &[Vec<f32>], b: &[Vec<f32>]) {
+    let e = max_abs_difference(a, b);
+    let scale = 1.0 + magnitude(a).max(magnitude(b));
+    assert!(
+        e <= 2e-5 * scale,
+        "{what}: generated {a:?} vs hand-written {b:?}"
+    );
+}
+
+/// The generated joint and its reference agree at one state: `c`, `J`, `K` for every
+/// arrangement of shared slots in `arrangements`, and the impulse's effect on velocities.
+/// The reference's `J` is also checked against finite differences.
+fn compare_at<G, H, const D: usize, const B: usize>(
+    generated: &G,
+    hand: &H,
+    rng: &mut Rng,
+    index: usize,
+    arrangements: &[[usize; B]],
+) where
+    G: Constraint<D, B>,
+    H: Constraint<D, B>,
+{
+    let (mut poses, masses) = random_state::<B>(rng, index);
+    let name = G::NAME;
+    assert_close(
+        &format!("{name} c"),
+        &[generated.position_error(&poses).to_vec()],
+        &[hand.position_error(&poses).to_vec()],
+    );
+    assert_eq!(generated.bounds(), hand.bounds(), "{name} bounds");
+    assert_eq!(
+        generated.velocity_bias(),
+        hand.velocity_bias(),
+        "{name} bias"
+    );
+    assert_close(
+        &format!("{name} J"),
+        &dense_jacobian(generated, &poses),
+        &dense_jacobian(hand, &poses),
+    );
+    if !H::VELOCITY_ONLY {
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        check_state(hand, &poses, &masses, &distinct);
+    }
+
+    for slot_bodies in arrangements {
+        // Slots on one body share its pose and mass.
+        let mut masses = masses;
+        for s in 0..B {
+            poses[s] = poses[slot_bodies[s]];
+            masses[s] = masses[slot_bodies[s]];
+        }
+        assert_close(
+            &format!("{name} K {slot_bodies:?}"),
+            &effective_mass(generated, &poses, &masses, slot_bodies),
+            &effective_mass(hand, &poses, &masses, slot_bodies),
+        );
+        // v += M⁻¹ Jᵀ λ through each, on the same starting velocities.
+        let start: Vec<Velocity> = (0..B)
+            .map(|_| Velocity {
+                linear: rng.vec2(2.0),
+                angular: rng.range(-2.0, 2.0),
+            })
+            .collect();
+        let lambda: [f32; D] = std::array::from_fn(|_| rng.range(-3.0, 3.0));
+        let after = |apply: &dyn Fn(&mut Vec<Velocity>)| {
+            let mut v = start.clone();
+            apply(&mut v);
+            vec![
+                v.iter()
+                    .flat_map(|v| [v.linear.x, v.linear.y, v.angular])
+                    .collect::<Vec<f32>>(),
+            ]
+        };
+        let (gj, hj) = (generated.jacobian(&poses), hand.jacobian(&poses));
+        assert_close(
+            &format!("{name} impulse {slot_bodies:?}"),
+            &after(&|v| generated.apply_impulse(&gj, &lambda, &masses, slot_bodies, v)),
+            &after(&|v| hand.apply_impulse(&hj, &lambda, &masses, slot_bodies, v)),
+        );
+        assert_close(
+            &format!("{name} J·v {slot_bodies:?}"),
+            &[generated.velocity_error(&gj, slot_bodies, &start).to_vec()],
+            &[hand.velocity_error(&hj, slot_bodies, &start).to_vec()],
+        );
+    }
+}
+
+const PAIR: &[[usize; 2]] = &[[0, 1], [0, 0]];
+
+#[test]
+fn angle_reference_matches_the_generated_joint() {
+    let mut rng = Rng::new(11);
+    let [a, b] = handles::<2>();
+    for index in 0..STATES {
+        let (min, max) = (rng.range(-2.0, 0.0), rng.range(0.0, 2.0));
+        let ratio = rng.range(-3.0, 3.0);
+        let generated = AngleJoint {
+            ratio,
+            ..AngleJoint::new(a, b, min, max)
+        };
+        let hand = HandAngle {
+            body1: a,
+            body2: b,
+            joint_min: min,
+            joint_max: max,
+            ratio,
+        };
+        compare_at(&generated, &hand, &mut rng, index, PAIR);
+    }
+}
+
+#[test]
+fn motor_reference_matches_the_generated_joint() {
+    let mut rng = Rng::new(12);
+    let [a, b] = handles::<2>();
+    for index in 0..STATES {
+        let rate = rng.range(-5.0, 5.0);
+        let ratio = rng.range(-3.0, 3.0);
+        let generated = MotorJoint {
+            ratio,
+            ..MotorJoint::new(a, b, rate)
+        };
+        let hand = HandMotor {
+            body1: a,
+            body2: b,
+            rate,
+            ratio,
+        };
+        compare_at(&generated, &hand, &mut rng, index, PAIR);
+    }
+}
+
+#[test]
+fn distance_reference_matches_the_generated_joint() {
+    let mut rng = Rng::new(13);
+    let [a, b] = handles::<2>();
+    for index in 0..STATES {
+        let (a1, a2) = (rng.vec2(1.0), rng.vec2(1.0));
+        let (min, max) = (rng.range(0.0, 1.0), rng.range(1.0, 3.0));
+        let generated = DistanceJoint::new(a, b, a1, a2, min, max);
+        let hand = HandDistance {
+            body1: a,
+            body2: b,
+            anchor1: a1,
+            anchor2: a2,
+            joint_min: min,
+            joint_max: max,
+        };
+        compare_at(&generated, &hand, &mut rng, index, PAIR);
+    }
+}
+
+#[test]
+fn line_reference_matches_the_generated_joint() {
+    let mut rng = Rng::new(14);
+    let [a, b] = handles::<2>();
+    for index in 0..STATES {
+        let (a1, a2) = (rng.vec2(1.0), rng.vec2(1.0));
+        let mut direction = rng.vec2(2.0);
+        if direction.length() < 0.1 {
+            direction = Vec2::X;
+        }
+        let (min, max) = (rng.range(-2.0, 0.0), rng.range(0.0, 2.0));
+        let generated = LineJoint::new(a, b, a1, a2, direction, min, max);
+        let hand = HandLine {
+            body1: a,
+            body2: b,
+            anchor1: a1,
+            anchor2: a2,
+            direction,
+            joint_min: min,
+            joint_max: max,
+        };
+        compare_at(&generated, &hand, &mut rng, index, PAIR);
+    }
+}
+
+/// Every way a pulley's four slots may hold four, three or two bodies
+/// (`body1 ≠ body2`, `body3 ≠ body4`).
+const PULLEY_ARRANGEMENTS: &[[usize; 4]] = &[
+    [0, 1, 2, 3],
+    [0, 1, 0, 2],
+    [0, 1, 2, 0],
+    [0, 1, 1, 2],
+    [0, 1, 2, 1],
+    [0, 1, 0, 1],
+    [0, 1, 1, 0],
+];
+
+fn pulley_pair(rng: &mut Rng, bodies: [BodyHandle; 4]) -> (PulleyJoint, HandPulley) {
+    let anchors: [Vec2; 4] = std::array::from_fn(|_| rng.vec2(1.0));
+    let (min, max) = (rng.range(0.0, 2.0), rng.range(2.0, 6.0));
+    let ratio = rng.range(0.2, 3.0);
+    let [body1, body2, body3, body4] = bodies;
+    let [anchor1, anchor2, anchor3, anchor4] = anchors;
+    (
+        PulleyJoint {
+            body1,
+            body2,
+            body3,
+            body4,
+            anchor1,
+            anchor2,
+            anchor3,
+            anchor4,
+            joint_min: min,
+            joint_max: max,
+            ratio,
+        },
+        HandPulley {
+            body1,
+            body2,
+            body3,
+            body4,
+            anchor1,
+            anchor2,
+            anchor3,
+            anchor4,
+            joint_min: min,
+            joint_max: max,
+            ratio,
+        },
+    )
+}
+
+#[test]
+fn pulley_reference_matches_the_generated_joint_in_every_arrangement() {
+    let mut rng = Rng::new(15);
+    let bodies = handles::<4>();
+    for index in 0..STATES {
+        let (generated, hand) = pulley_pair(&mut rng, bodies);
+        compare_at(&generated, &hand, &mut rng, index, PULLEY_ARRANGEMENTS);
+    }
+}
+
+/// Both accept or both reject, naming the same rule.
+fn same_verdict<G: Constraint<D, B>, H: Constraint<D, B>, const D: usize, const B: usize>(
+    case: &str,
+    generated: &G,
+    hand: &H,
+) {
+    let (g, h) = (generated.validate(), hand.validate());
+    assert_eq!(
+        g.as_ref().err().map(|e| e.rule.clone()),
+        h.as_ref().err().map(|e| e.rule.clone()),
+        "{}: {case}: generated {g:?}, hand-written {h:?}",
+        G::NAME
+    );
+}
+
+#[test]
+fn references_validate_like_the_generated_joints() {
+    let [a, b] = handles::<2>();
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    for (case, min, max, ratio, same) in [
+        ("valid", -1.0, 1.0, 2.0, false),
+        ("open ends", -inf, inf, 1.0, false),
+        ("NaN min", nan, 1.0, 1.0, false),
+        ("NaN max", 0.0, nan, 1.0, false),
+        ("infinite ratio", 0.0, 1.0, inf, false),
+        ("min above max", 1.0, 0.0, 1.0, false),
+        ("infinite equality", inf, inf, 1.0, false),
+        ("one body", 0.0, 1.0, 1.0, true),
+    ] {
+        let b = if same { a } else { b };
+        let generated = AngleJoint {
+            ratio,
+            ..AngleJoint::new(a, b, min, max)
+        };
+        let hand = HandAngle {
+            body1: a,
+            body2: b,
+            joint_min: min,
+            joint_max: max,
+            ratio,
+        };
+        same_verdict(case, &generated, &hand);
+        let generated = MotorJoint {
+            ratio,
+            ..MotorJoint::new(a, b, min)
+        };
+        let hand = HandMotor {
+            body1: a,
+            body2: b,
+            rate: min,
+            ratio,
+        };
+        same_verdict(case, &generated, &hand);
+    }
+    let ok = Vec2::new(0.5, 0.25);
+    for (case, min, max, anchor, direction, same) in [
+        ("valid", 0.5, 2.0, ok, Vec2::X, false),
+        ("rope", 0.0, inf, ok, Vec2::X, false),
+        ("negative min", -0.5, 2.0, ok, Vec2::X, false),
+        ("NaN max", 0.0, nan, ok, Vec2::X, false),
+        ("min above max", 2.0, 1.0, ok, Vec2::X, false),
+        (
+            "infinite anchor",
+            0.0,
+            1.0,
+            Vec2::new(inf, 0.0),
+            Vec2::X,
+            false,
+        ),
+        ("NaN anchor", 0.0, 1.0, Vec2::new(0.0, nan), Vec2::X, false),
+        ("zero direction", 0.0, 1.0, ok, Vec2::ZERO, false),
+        ("NaN direction", 0.0, 1.0, ok, Vec2::new(nan, 1.0), false),
+        ("one body", 0.0, 1.0, ok, Vec2::X, true),
+    ] {
+        let b = if same { a } else { b };
+        same_verdict(
+            case,
+            &DistanceJoint::new(a, b, anchor, ok, min, max),
+            &HandDistance {
+                body1: a,
+                body2: b,
+                anchor1: anchor,
+                anchor2: ok,
+                joint_min: min,
+                joint_max: max,
+            },
+        );
+        same_verdict(
+            case,
+            &LineJoint::new(a, b, ok, anchor, direction, min, max),
+            &HandLine {
+                body1: a,
+                body2: b,
+                anchor1: ok,
+                anchor2: anchor,
+                direction,
+                joint_min: min,
+                joint_max: max,
+            },
+        );
+        let bodies = if same { [a, b, b, a] } else { [a, b, a, b] };
+        let (mut generated, mut hand) = pulley_pair(&mut Rng::new(1), bodies);
+        (generated.joint_min, generated.joint_max) = (min, max);
+        (hand.joint_min, hand.joint_max) = (min, max);
+        (generated.anchor4, hand.anchor4) = (anchor, anchor);
+        same_verdict(case, &generated, &hand);
+    }
+    // A pulley's second segment on one body; an infinite ratio.
+    let (generated, hand) = pulley_pair(&mut Rng::new(2), [a, b, b, b]);
+    same_verdict("body3 == body4", &generated, &hand);
+    let (mut generated, mut hand) = pulley_pair(&mut Rng::new(3), [a, b, a, b]);
+    (generated.ratio, hand.ratio) = (inf, inf);
+    same_verdict("infinite ratio", &generated, &hand);
+}
+
+/// Sums a constraint's last impulse, to show that it acted.
+type ImpulseReader = Box<dyn Fn(&Space) -> f32>;
+
+fn reader<T: Constraint<D, B>, const D: usize, const B: usize>(
+    h: ConstraintHandle<T>,
+) -> ImpulseReader {
+    Box::new(move |space| {
+        space
+            .impulse(h)
+            .expect("live")
+            .iter()
+            .map(|j| j.abs())
+            .sum()
+    })
+}
+
+/// Steps `scene` built with the generated joints and with the references for 600 steps
+/// at 60 Hz under gravity: every body's position and angle stay within 1e-4 of each
+/// other, and the joints under test act (a nonzero impulse in some step).
+fn differential(name: &str, scene: impl Fn(&mut Space, bool) -> Vec<ImpulseReader>) {
+    let run = |hand: bool| {
+        let mut space = Space::new();
+        space.gravity = Vec2::new(0.0, -10.0);
+        let readers = scene(&mut space, hand);
+        let mut acted = vec![false; readers.len()];
+        let mut trajectory = Vec::new();
+        for _ in 0..600 {
+            space.step(1.0 / 60.0);
+            for (acted, read) in acted.iter_mut().zip(&readers) {
+                *acted |= read(&space) > 1e-4;
+            }
+            trajectory.push(
+                space
+                    .bodies()
+                    .map(|(_, b)| (b.position(), b.angle()))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        (trajectory, acted)
+    };
+    let (generated, generated_acted) = run(false);
+    let (hand, hand_acted) = run(true);
+    assert!(
+        generated_acted.iter().chain(&hand_acted).all(|&a| a),
+        "{name}: a joint never acted (generated {generated_acted:?}, hand {hand_acted:?})"
+    );
+    let mut worst = 0.0f32;
+    for (step, (g, h)) in generated.iter().zip(&hand).enumerate() {
+        for (body, (g, h)) in g.iter().zip(h).enumerate() {
+            let e = (g.0 - h.0).abs().max_element().max((g.1 - h.1).abs());
+            assert!(
+                e <= 1e-4,
+                "{name}: body {body} at step {step}: generated {g:?}, hand-written {h:?}"
+            );
+            worst = worst.max(e);
+        }
+    }
+    println!("{name}: largest difference over 600 steps {worst:.1e}");
+}
+
+fn pin(space: &mut Space, ground: BodyHandle, body: BodyHandle, at: Vec2, local: Vec2) {
+    space
+        .add_constraint(PivotJoint::new(ground, body, at, local))
+        .unwrap();
+}
+
+#[test]
+fn angle_joint_scene_matches_the_reference() {
+    differential("AngleJoint", |space, hand| {
+        let ground = space.add_body(Body::static_body()).unwrap();
+        // A pendulum released horizontally whose swing an angle limit stops.
+        let bob = space
+            .add_body(Body::rectangle(1.0, 0.2, 1.0).at(Vec2::new(0.5, 0.0)))
+            .unwrap();
+        pin(space, ground, bob, Vec2::ZERO, Vec2::new(-0.5, 0.0));
+        // Two wheels geared 2:1, one pinned off its centre so gravity drives both.
+        let wheel1 = space
+            .add_body(Body::circle(0.4, 1.0).at(Vec2::new(3.0, 0.0)))
+            .unwrap();
+        let wheel2 = space
+            .add_body(Body::circle(0.3, 1.0).at(Vec2::new(5.0, 0.0)))
+            .unwrap();
+        pin(space, ground, wheel1, Vec2::new(3.0, 0.0), Vec2::ZERO);
+        pin(
+            space,
+            ground,
+            wheel2,
+            Vec2::new(5.2, 0.0),
+            Vec2::new(0.2, 0.0),
+        );
+        let (limit, gear) = (
+            (ground, bob, -0.6, 0.3, 1.0),
+            (wheel1, wheel2, 0.0, 0.0, 2.0),
+        );
+        [limit, gear]
+            .into_iter()
+            .map(|(b1, b2, min, max, ratio)| {
+                if hand {
+                    reader(
+                        space
+                            .add_constraint(HandAngle {
+                                body1: b1,
+                                body2: b2,
+                                joint_min: min,
+                                joint_max: max,
+                                ratio,
+                            })
+                            .unwrap(),
+                    )
+                } else {
+                    let joint = AngleJoint {
+                        ratio,
+                        ..AngleJoint::new(b1, b2, min, max)
+                    };
+                    reader(space.add_constraint(joint).unwrap())
+                }
+            })
+            .collect()
+    });
+}
+
+#[test]
+fn motor_joint_scene_matches_the_reference() {
+    differential("MotorJoint", |space, hand| {
+        let ground = space.add_body(Body::static_body()).unwrap();
+        // A wheel driven against the ground, and an unbalanced wheel driven 2:1 from it
+        // by a motor too weak to hold it against gravity.
+        let wheel1 = space.add_body(Body::circle(0.4, 1.0)).unwrap();
+        let wheel2 = space
+            .add_body(Body::circle(0.3, 1.0).at(Vec2::new(2.0, 0.0)))
+            .unwrap();
+        pin(space, ground, wheel1, Vec2::ZERO, Vec2::ZERO);
+        pin(
+            space,
+            ground,
+            wheel2,
+            Vec2::new(2.2, 0.0),
+            Vec2::new(0.2, 0.0),
+        );
+        let weak = ConstraintSettings {
+            max_force: 2.0,
+            ..ConstraintSettings::default()
+        };
+        let motors = [
+            (ground, wheel1, 3.0, 1.0, ConstraintSettings::default()),
+            (wheel1, wheel2, -1.0, 2.0, weak),
+        ];
+        motors
+            .into_iter()
+            .map(|(b1, b2, rate, ratio, settings)| {
+                if hand {
+                    let joint = HandMotor {
+                        body1: b1,
+                        body2: b2,
+                        rate,
+                        ratio,
+                    };
+                    reader(space.add_constraint_with(joint, settings).unwrap())
+                } else {
+                    let joint = MotorJoint {
+                        ratio,
+                        ..MotorJoint::new(b1, b2, rate)
+                    };
+                    reader(space.add_constraint_with(joint, settings).unwrap())
+                }
+            })
+            .collect()
+    });
+}
+
+#[test]
+fn distance_joint_scene_matches_the_reference() {
+    differential("DistanceJoint", |space, hand| {
+        let ground = space.add_body(Body::static_body()).unwrap();
+        // A box on a rope (slack at first), and a rod between two dynamic bodies.
+        let bob = space
+            .add_body(Body::rectangle(0.4, 0.2, 1.0).at(Vec2::new(0.8, -0.3)))
+            .unwrap();
+        let left = space
+            .add_body(Body::circle(0.2, 1.0).at(Vec2::new(3.0, 0.0)))
+            .unwrap();
+        let right = space
+            .add_body(Body::circle(0.2, 1.0).at(Vec2::new(4.0, -0.5)))
+            .unwrap();
+        pin(space, ground, left, Vec2::new(3.0, 0.0), Vec2::ZERO);
+        let joints = [
+            (ground, bob, Vec2::ZERO, Vec2::new(-0.1, 0.05), 0.0, 1.2),
+            (left, right, Vec2::new(0.1, 0.0), Vec2::ZERO, 1.0, 1.0),
+        ];
+        joints
+            .into_iter()
+            .map(|(b1, b2, a1, a2, min, max)| {
+                if hand {
+                    let joint = HandDistance {
+                        body1: b1,
+                        body2: b2,
+                        anchor1: a1,
+                        anchor2: a2,
+                        joint_min: min,
+                        joint_max: max,
+                    };
+                    reader(space.add_constraint(joint).unwrap())
+                } else {
+                    reader(
+                        space
+                            .add_constraint(DistanceJoint::new(b1, b2, a1, a2, min, max))
+                            .unwrap(),
+                    )
+                }
+            })
+            .collect()
+    });
+}
+
+#[test]
+fn line_joint_scene_matches_the_reference() {
+    differential("LineJoint", |space, hand| {
+        let ground = space.add_body(Body::static_body()).unwrap();
+        // A block sliding down a tilted rail until the rail's end stops it (swinging
+        // about its anchor between two stops); and a bead on
+        // a rail carried by a pinned bar, which the bead's weight tilts
+        // (between two stops).
+        let block = space
+            .add_body(Body::rectangle(0.4, 0.2, 1.0).at(Vec2::new(0.2, -0.1)))
+            .unwrap();
+        space
+            .add_constraint(AngleJoint::new(ground, block, -0.3, 0.3))
+            .unwrap();
+        let bar = space
+            .add_body(Body::rectangle(2.0, 0.1, 1.0).at(Vec2::new(3.0, 0.0)))
+            .unwrap();
+        pin(space, ground, bar, Vec2::new(3.0, 0.0), Vec2::ZERO);
+        space
+            .add_constraint(AngleJoint::new(ground, bar, -0.4, 0.4))
+            .unwrap();
+        let bead = space
+            .add_body(Body::circle(0.1, 1.0).at(Vec2::new(3.5, 0.1)))
+            .unwrap();
+        let joints = [
+            (
+                ground,
+                block,
+                Vec2::ZERO,
+                Vec2::new(0.1, 0.05),
+                Vec2::new(2.0, -1.0),
+                -0.5,
+                1.5,
+            ),
+            (
+                bar,
+                bead,
+                Vec2::new(0.0, 0.1),
+                Vec2::ZERO,
+                Vec2::X,
+                -0.8,
+                0.8,
+            ),
+        ];
+        joints
+            .into_iter()
+            .map(|(b1, b2, a1, a2, dir, min, max)| {
+                if hand {
+                    let joint = HandLine {
+                        body1: b1,
+                        body2: b2,
+                        anchor1: a1,
+                        anchor2: a2,
+                        direction: dir,
+                        joint_min: min,
+                        joint_max: max,
+                    };
+                    reader(space.add_constraint(joint).unwrap())
+                } else {
+                    reader(
+                        space
+                            .add_constraint(LineJoint::new(b1, b2, a1, a2, dir, min, max))
+                            .unwrap(),
+                    )
+                }
+            })
+            .collect()
+    });
+}
+
+/// Adds a generated pulley or its reference with these slots, anchors, bounds and ratio.
+fn add_pulley(
+    space: &mut Space,
+    hand: bool,
+    bodies: [BodyHandle; 4],
+    anchors: [Vec2; 4],
+    length: f32,
+    ratio: f32,
+) -> ImpulseReader {
+    add_pulley_range(space, hand, bodies, anchors, length, length, ratio)
+}
+
+/// [`add_pulley`] with the total length in `min..=max`.
+fn add_pulley_range(
+    space: &mut Space,
+    hand: bool,
+    bodies: [BodyHandle; 4],
+    anchors: [Vec2; 4],
+    min: f32,
+    max: f32,
+    ratio: f32,
+) -> ImpulseReader {
+    let [body1, body2, body3, body4] = bodies;
+    let [anchor1, anchor2, anchor3, anchor4] = anchors;
+    let generated = PulleyJoint {
+        body1,
+        body2,
+        body3,
+        body4,
+        anchor1,
+        anchor2,
+        anchor3,
+        anchor4,
+        joint_min: min,
+        joint_max: max,
+        ratio,
+    };
+    if hand {
+        let joint = HandPulley {
+            body1,
+            body2,
+            body3,
+            body4,
+            anchor1,
+            anchor2,
+            anchor3,
+            anchor4,
+            joint_min: min,
+            joint_max: max,
+            ratio,
+        };
+        reader(space.add_constraint(joint).unwrap())
+    } else {
+        reader(space.add_constraint(generated).unwrap())
+    }
+}
+
+/// The pulley's current total length, to start it satisfied.
+fn pulley_length(space: &Space, bodies: [BodyHandle; 4], anchors: [Vec2; 4], ratio: f32) -> f32 {
+    let p = |i: usize| space.body(bodies[i]).unwrap().world_point(anchors[i]);
+    (p(1) - p(0)).length() + ratio * (p(3) - p(2)).length()
+}
+
+/// Keeps `body` on a vertical rail through `(x, 0)`, between heights `min` and `max`, its
+/// rotation locked (generated joints, the same in both runs).
+fn rail(space: &mut Space, ground: BodyHandle, body: BodyHandle, x: f32, min: f32, max: f32) {
+    let slider = LineJoint::new(
+        ground,
+        body,
+        Vec2::new(x, 0.0),
+        Vec2::ZERO,
+        Vec2::Y,
+        min,
+        max,
+    );
+    space.add_constraint(slider).unwrap();
+    let upright = space.body(body).unwrap().angle();
+    space
+        .add_constraint(AngleJoint::new(ground, body, upright, upright))
+        .unwrap();
+}
+
+#[test]
+fn pulley_with_four_bodies_matches_the_reference() {
+    differential("PulleyJoint, 4 bodies", |space, hand| {
+        // Two hooks and two weights on rails: the heavier sinks until the lighter one
+        // reaches its rail's top; the rope pulls off-centre, so the lever terms matter.
+        let ground = space.add_body(Body::static_body()).unwrap();
+        let hook1 = space
+            .add_body(Body::static_body().at(Vec2::new(-1.0, 3.0)))
+            .unwrap();
+        let hook2 = space
+            .add_body(Body::static_body().at(Vec2::new(1.0, 3.0)))
+            .unwrap();
+        let light = space
+            .add_body(Body::rectangle(0.3, 0.3, 1.0).at(Vec2::new(-1.0, 0.0)))
+            .unwrap();
+        let heavy = space
+            .add_body(Body::rectangle(0.3, 0.3, 4.0).at(Vec2::new(1.0, 1.0)))
+            .unwrap();
+        rail(space, ground, light, -1.0, -1.0, 1.5);
+        rail(space, ground, heavy, 1.0, -1.0, 1.5);
+        let bodies = [hook1, light, hook2, heavy];
+        let anchors = [
+            Vec2::ZERO,
+            Vec2::new(0.1, 0.15),
+            Vec2::ZERO,
+            Vec2::new(-0.05, 0.15),
+        ];
+        let length = pulley_length(space, bodies, anchors, 1.5);
+        vec![add_pulley(space, hand, bodies, anchors, length, 1.5)]
+    });
+}
+
+#[test]
+fn pulley_with_three_bodies_matches_the_reference() {
+    differential("PulleyJoint, 3 bodies", |space, hand| {
+        // Both segments end on one pinned wheel (slots 2 and 3) that may turn a little;
+        // the weights hang on rails below it.
+        let ground = space.add_body(Body::static_body()).unwrap();
+        let wheel = space
+            .add_body(Body::circle(0.5, 1.0).at(Vec2::new(0.0, 2.0)))
+            .unwrap();
+        pin(space, ground, wheel, Vec2::new(0.0, 2.0), Vec2::ZERO);
+        space
+            .add_constraint(AngleJoint::new(ground, wheel, -0.2, 0.2))
+            .unwrap();
+        let left = space
+            .add_body(Body::circle(0.2, 1.0).at(Vec2::new(-0.5, 0.5)))
+            .unwrap();
+        let right = space
+            .add_body(Body::circle(0.2, 2.0).at(Vec2::new(0.5, 0.0)))
+            .unwrap();
+        rail(space, ground, left, -0.5, -1.0, 1.2);
+        rail(space, ground, right, 0.5, -1.0, 1.2);
+        let bodies = [left, wheel, wheel, right];
+        let anchors = [
+            Vec2::new(0.0, 0.1),
+            Vec2::new(-0.5, 0.0),
+            Vec2::new(0.5, 0.0),
+            Vec2::new(0.05, 0.1),
+        ];
+        let length = pulley_length(space, bodies, anchors, 1.0);
+        vec![add_pulley(space, hand, bodies, anchors, length, 1.0)]
+    });
+}
+
+#[test]
+fn pulley_with_two_bodies_matches_the_reference() {
+    differential("PulleyJoint, 2 bodies", |space, hand| {
+        // Two bodies joined by both segments, in both pairings: slots (1, 3) and (2, 4) on
+        // one pair, slots (1, 4) and (2, 3) on the other. The upper body is pinned and may
+        // turn a little; the lower one hangs on a rail.
+        let ground = space.add_body(Body::static_body()).unwrap();
+        let mut readers = Vec::new();
+        for (x, crossed) in [(0.0, false), (3.0, true)] {
+            let upper = space
+                .add_body(Body::rectangle(1.0, 0.2, 1.0).at(Vec2::new(x, 2.0)))
+                .unwrap();
+            pin(space, ground, upper, Vec2::new(x, 2.0), Vec2::ZERO);
+            space
+                .add_constraint(AngleJoint::new(ground, upper, -0.3, 0.1))
+                .unwrap();
+            let lower = space
+                .add_body(Body::rectangle(0.6, 0.2, 1.0).at(Vec2::new(x + 0.1, 0.5)))
+                .unwrap();
+            rail(space, ground, lower, x + 0.1, -2.0, 1.0);
+            let (bodies, anchors) = if crossed {
+                (
+                    [upper, lower, lower, upper],
+                    [
+                        Vec2::new(-0.4, 0.0),
+                        Vec2::new(-0.3, 0.0),
+                        Vec2::new(0.3, 0.0),
+                        Vec2::new(0.4, 0.0),
+                    ],
+                )
+            } else {
+                (
+                    [upper, lower, upper, lower],
+                    [
+                        Vec2::new(-0.4, 0.0),
+                        Vec2::new(-0.3, 0.0),
+                        Vec2::new(0.4, 0.0),
+                        Vec2::new(0.3, 0.0),
+                    ],
+                )
+            };
+            // Slack at first: the lower body drops until the rope catches it.
+            let length = pulley_length(space, bodies, anchors, 0.5) + 0.2;
+            readers.push(add_pulley_range(
+                space, hand, bodies, anchors, 0.0, length, 0.5,
+            ));
+        }
+        readers
+    });
 }

@@ -7,7 +7,7 @@
 //! (the ±1 of a pivot) vanish from the inner loop by simplification.
 
 use crate::model::Mode;
-use crate::symbolic::{Differentiator, Dof, Graph, Id, Leaf};
+use crate::symbolic::{Differentiator, Dof, Graph, Id, Leaf, Node};
 
 /// Everything derived from one constraint's rows.
 pub struct Derivation {
@@ -76,6 +76,315 @@ fn depends_on_pose(graph: &Graph, id: Id) -> bool {
     })
 }
 
+/// `Σ coefficient·variable` with the variables of equal coefficients (up to sign) summed
+/// first: `c·a − c·b` becomes `c·(a − b)`, so each distinct coefficient is multiplied
+/// once (a distance row's velocity error multiplies its direction by the relative
+/// velocity, as a hand-written joint does). Groups keep the order of first appearance.
+fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
+    let mut groups: Vec<(Id, Vec<(Id, bool)>)> = Vec::new();
+    for &(coefficient, variable) in terms {
+        let (base, negated) = match (graph.node(coefficient), graph.as_const(coefficient)) {
+            (_, Some(0.0)) => continue,
+            (_, Some(value)) if value < 0.0 => (graph.constant(-value), true),
+            (Node::Neg(inner), _) => (inner, true),
+            _ => (coefficient, false),
+        };
+        match groups.iter_mut().find(|(b, _)| *b == base) {
+            Some((_, variables)) => variables.push((variable, negated)),
+            None => groups.push((base, vec![(variable, negated)])),
+        }
+    }
+    let products: Vec<Id> = groups
+        .into_iter()
+        .map(|(base, variables)| {
+            // The first variable (by id) enters positively, so the rows of a slider share
+            // `v₁ − v₂` instead of computing it and its negation. (The other choice,
+            // `v₂ − v₁`, made the pivot's and weld's velocity iteration twice as slow: the
+            // compiler then loads both velocity components at once, which the previous
+            // joint's separate stores cannot forward to.)
+            let flip = variables.iter().min().is_some_and(|&(_, negated)| negated);
+            let signed: Vec<Id> = variables
+                .into_iter()
+                .map(|(variable, negated)| {
+                    if negated != flip {
+                        graph.neg(variable)
+                    } else {
+                        variable
+                    }
+                })
+                .collect();
+            let sum = graph.sum(signed);
+            let product = graph.mul(base, sum);
+            if flip { graph.neg(product) } else { product }
+        })
+        .collect();
+    graph.sum(products)
+}
+
+/// `id` with common factors of its sum's products taken out, greedily, most frequent
+/// first: `n·d + n·r` becomes `n·(d + r)`. A slider's body-1 lever `n·(d + r₁)` then costs
+/// what a hand-written one does, and the two rows share `d + r₁`.
+fn collect_factors(graph: &mut Graph, id: Id) -> Id {
+    let mut terms = Vec::new();
+    flatten_sum(graph, id, false, &mut terms);
+    if terms.len() < 2 {
+        return id;
+    }
+    // Each term as (factor, cofactor, negated) for both orders of a binary product.
+    let factors = |graph: &Graph, term: Id| -> Vec<(Id, Id)> {
+        match graph.node(term) {
+            Node::Mul(a, b) if graph.as_const(a).is_none() => vec![(a, b), (b, a)],
+            _ => Vec::new(),
+        }
+    };
+    let mut counts: Vec<(Id, usize)> = Vec::new();
+    for &(term, _) in &terms {
+        for (factor, _) in factors(graph, term) {
+            match counts.iter_mut().find(|(f, _)| *f == factor) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((factor, 1)),
+            }
+        }
+    }
+    let Some(&(common, uses)) = counts
+        .iter()
+        .max_by_key(|&&(f, n)| (n, std::cmp::Reverse(f)))
+    else {
+        return id;
+    };
+    if uses < 2 {
+        return id;
+    }
+    let mut grouped = Vec::new();
+    let mut rest = Vec::new();
+    for (term, negated) in terms {
+        let cofactor = factors(graph, term)
+            .into_iter()
+            .find(|&(f, _)| f == common)
+            .map(|(_, c)| c);
+        let target = if cofactor.is_some() {
+            &mut grouped
+        } else {
+            &mut rest
+        };
+        let value = cofactor.unwrap_or(term);
+        target.push(if negated { graph.neg(value) } else { value });
+    }
+    let inner = cancelling_sum(graph, &grouped);
+    let product = graph.mul(common, inner);
+    let remainder = graph.sum(rest);
+    let remainder = collect_factors(graph, remainder);
+    graph.add(product, remainder)
+}
+
+/// Rewrites the cache entries to reuse each other's products, as a hand-written joint
+/// reuses its scaled direction: a factor pair common to several entries (a pulley's
+/// `ratio·(1/|d|)`) is multiplied once, and an entry `f·(a·x − b·y)` whose products
+/// `f·x` and `f·y` are entries too becomes `a·(f·x) − b·(f·y)` (a lever arm `r × n` from
+/// the direction `n = d/|d|` instead of from `d`).
+fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
+    let mut factors: Vec<Vec<Id>> = cache
+        .iter()
+        .map(|&entry| {
+            let mut out = Vec::new();
+            flatten_product(graph, entry, &mut out);
+            out
+        })
+        .collect();
+    loop {
+        let mut pairs: Vec<((Id, Id), usize)> = Vec::new();
+        for list in factors.iter().filter(|list| list.len() >= 3) {
+            for (i, &a) in list.iter().enumerate() {
+                for &b in &list[i + 1..] {
+                    let pair = (a.min(b), a.max(b));
+                    match pairs.iter_mut().find(|(p, _)| *p == pair) {
+                        Some((_, n)) => *n += 1,
+                        None => pairs.push((pair, 1)),
+                    }
+                }
+            }
+        }
+        let Some(&((a, b), uses)) = pairs
+            .iter()
+            .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
+        else {
+            break;
+        };
+        if uses < 2 {
+            break;
+        }
+        let product = graph.mul(a, b);
+        for list in factors.iter_mut().filter(|list| list.len() >= 3) {
+            if let (Some(i), Some(j)) = (
+                list.iter().position(|&f| f == a),
+                list.iter().position(|&f| f == b),
+            ) && i != j
+            {
+                // One occurrence of each: a factor may repeat (x·x·y).
+                list.remove(i.max(j));
+                list.remove(i.min(j));
+                list.push(product);
+            }
+        }
+    }
+    for (entry, list) in cache.iter_mut().zip(&factors) {
+        if list.len() >= 2 {
+            let mut product = list[0];
+            for &f in &list[1..] {
+                product = graph.mul(product, f);
+            }
+            *entry = product;
+        }
+    }
+    let entries: Vec<Id> = cache.to_vec();
+    for entry in cache.iter_mut() {
+        let Node::Mul(a, b) = graph.node(*entry) else {
+            continue;
+        };
+        for (factor, sum) in [(a, b), (b, a)] {
+            if !matches!(graph.node(sum), Node::Add(..)) {
+                continue;
+            }
+            let mut terms = Vec::new();
+            flatten_sum(graph, sum, false, &mut terms);
+            let mut rewritten = Vec::new();
+            for &(term, negated) in &terms {
+                let Node::Mul(x, y) = graph.node(term) else {
+                    break;
+                };
+                let reuse = [(x, y), (y, x)].into_iter().find_map(|(kept, scaled)| {
+                    let product = graph.mul(factor, scaled);
+                    entries.contains(&product).then_some((kept, product))
+                });
+                let Some((kept, product)) = reuse else {
+                    break;
+                };
+                let value = graph.mul(kept, product);
+                rewritten.push(if negated { graph.neg(value) } else { value });
+            }
+            if rewritten.len() == terms.len() {
+                *entry = graph.sum(rewritten);
+                break;
+            }
+        }
+    }
+}
+
+/// The factors of a product, through nested products.
+fn flatten_product(graph: &Graph, id: Id, out: &mut Vec<Id>) {
+    match graph.node(id) {
+        Node::Mul(a, b) => {
+            flatten_product(graph, a, out);
+            flatten_product(graph, b, out);
+        }
+        _ => out.push(id),
+    }
+}
+
+/// The sum of `terms` with opposite terms cancelled: `r + (d − r)` is `d`, as a factored
+/// lever `d + r₁` must be for the anchors' rotation to drop out. Sub-sums that survive
+/// whole are kept as they were (still shared with other uses), and the result's sign is
+/// canonical (see [`canonical_sum`]) so that `a − b` and `b − a` are one node and its
+/// negation.
+fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
+    let mut atoms = Vec::new();
+    let mut subsums = Vec::new();
+    for &term in terms {
+        flatten_with_subsums(graph, term, false, &mut atoms, &mut subsums);
+    }
+    let mut kept: Vec<(Id, bool)> = Vec::new();
+    let mut cancelled = false;
+    for (atom, negated) in atoms {
+        match kept.iter().position(|&(a, n)| a == atom && n != negated) {
+            Some(opposite) => {
+                kept.remove(opposite);
+                cancelled = true;
+            }
+            None => kept.push((atom, negated)),
+        }
+    }
+    if !cancelled {
+        return graph.sum(terms.iter().copied());
+    }
+    subsums
+        .sort_by_key(|(_, _, parts): &(Id, bool, Vec<(Id, bool)>)| std::cmp::Reverse(parts.len()));
+    for (subsum, negated, parts) in subsums {
+        let mut remaining = kept.clone();
+        let whole = parts.iter().all(|part| {
+            remaining
+                .iter()
+                .position(|p| p == part)
+                .map(|i| remaining.remove(i))
+                .is_some()
+        });
+        if whole {
+            remaining.push((subsum, negated));
+            kept = remaining;
+        }
+    }
+    canonical_sum(graph, kept)
+}
+
+/// `Σ ±term` in a canonical sign: the highest term (by id) enters positively and the whole
+/// sum is negated if need be, so a sum and its negation are one node and a `Neg` of it.
+fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
+    terms.sort();
+    let flip = terms.last().is_some_and(|&(_, negated)| negated);
+    let signed: Vec<Id> = terms
+        .into_iter()
+        .map(|(term, negated)| {
+            if negated != flip {
+                graph.neg(term)
+            } else {
+                term
+            }
+        })
+        .collect();
+    let sum = graph.sum(signed);
+    if flip { graph.neg(sum) } else { sum }
+}
+
+/// A term of a flattened sum and whether it enters negated.
+type Signed = (Id, bool);
+
+/// A sub-sum met while flattening: its node, its sign and its terms.
+type SubSum = (Id, bool, Vec<Signed>);
+
+/// [`flatten_sum`], also listing every sub-sum met with its sign and its terms.
+fn flatten_with_subsums(
+    graph: &Graph,
+    id: Id,
+    negated: bool,
+    atoms: &mut Vec<Signed>,
+    subsums: &mut Vec<SubSum>,
+) {
+    match graph.node(id) {
+        Node::Add(..) => {
+            let start = atoms.len();
+            let Node::Add(a, b) = graph.node(id) else {
+                unreachable!()
+            };
+            flatten_with_subsums(graph, a, negated, atoms, subsums);
+            flatten_with_subsums(graph, b, negated, atoms, subsums);
+            subsums.push((id, negated, atoms[start..].to_vec()));
+        }
+        Node::Neg(a) => flatten_with_subsums(graph, a, !negated, atoms, subsums),
+        _ => atoms.push((id, negated)),
+    }
+}
+
+/// The terms of a sum, through additions and negations, with their signs.
+fn flatten_sum(graph: &Graph, id: Id, negated: bool, out: &mut Vec<(Id, bool)>) {
+    match graph.node(id) {
+        Node::Add(a, b) => {
+            flatten_sum(graph, a, negated, out);
+            flatten_sum(graph, b, negated, out);
+        }
+        Node::Neg(a) => flatten_sum(graph, a, !negated, out),
+        _ => out.push((id, negated)),
+    }
+}
+
 /// Derives everything from `rows`.
 ///
 /// # Errors
@@ -116,28 +425,43 @@ pub fn derive(
         }
     }
 
-    // Cache each distinct pose-dependent entry once, up to sign.
+    // Cache each distinct pose-dependent entry once, up to sign, in the order the values
+    // are computed (by id): a direction's x before its y, as a hand-written joint lays out
+    // its per-step values, so the compiler needs no shuffles to fill the cache.
+    let split = |graph: &mut Graph, entry: Id| {
+        let (base, negated) = match graph.node(entry) {
+            Node::Neg(inner) => (inner, true),
+            _ => (entry, false),
+        };
+        depends_on_pose(graph, base).then(|| (collect_factors(graph, base), negated))
+    };
     let mut cache: Vec<Id> = Vec::new();
+    for entries in &exact {
+        for &entry in entries {
+            if let Some((base, _)) = split(graph, entry)
+                && !cache.contains(&base)
+            {
+                cache.push(base);
+            }
+        }
+    }
+    cache.sort();
     let mut jacobian = vec![Vec::with_capacity(columns); dim];
     for (i, entries) in exact.iter().enumerate() {
         for &entry in entries {
-            let (base, negated) = match graph.node(entry) {
-                crate::symbolic::Node::Neg(inner) => (inner, true),
-                _ => (entry, false),
-            };
-            let cached = if depends_on_pose(graph, base) {
-                let k = cache.iter().position(|&c| c == base).unwrap_or_else(|| {
-                    cache.push(base);
-                    cache.len() - 1
-                });
-                let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
-                if negated { graph.neg(leaf) } else { leaf }
-            } else {
-                entry
+            let cached = match split(graph, entry) {
+                Some((base, negated)) => {
+                    let k = cache.iter().position(|&c| c == base).expect("cached above");
+                    let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
+                    if negated { graph.neg(leaf) } else { leaf }
+                }
+                None => entry,
             };
             jacobian[i].push(cached);
         }
     }
+
+    share_cache_products(graph, &mut cache);
 
     // A velocity-only row whose constant part reads the poses: cached per step, added to
     // the row's velocity error.
@@ -154,17 +478,18 @@ pub fn derive(
         }
     }
 
+    let one = graph.constant(1.0);
     let velocity_error = (0..dim)
         .map(|i| {
-            let terms: Vec<Id> = (0..bodies)
+            let terms: Vec<(Id, Id)> = (0..bodies)
                 .flat_map(|s| Dof::ALL.map(|dof| (s, dof)))
                 .map(|(s, dof)| {
                     let velocity = graph.leaf(Leaf::Velocity(slot(s), dof));
-                    graph.mul(jacobian[i][3 * s + dof.offset()], velocity)
+                    (jacobian[i][3 * s + dof.offset()], velocity)
                 })
-                .chain(posed_bias[i])
+                .chain(posed_bias[i].map(|b| (one, b)))
                 .collect();
-            graph.sum(terms)
+            factored_sum(graph, &terms)
         })
         .collect();
 
@@ -176,30 +501,21 @@ pub fn derive(
                 continue;
             }
             // Σ_s m_s (J_i,sx J_j,sx + J_i,sy J_j,sy) + Σ_s i_s J_i,sθ J_j,sθ: the mass
-            // terms first and factored, so identical sums (`m₁ + m₂` of a pivot's
-            // diagonal) become one node and are computed once.
-            let linear: Vec<Id> = (0..bodies)
-                .map(|s| {
-                    let (x, y) = (3 * s, 3 * s + 1);
-                    let xx = graph.mul(jacobian[i][x], jacobian[j][x]);
-                    let yy = graph.mul(jacobian[i][y], jacobian[j][y]);
-                    let dot = graph.add(xx, yy);
-                    let inverse = graph.leaf(Leaf::InverseMass(slot(s)));
-                    graph.mul(inverse, dot)
-                })
-                .collect();
-            let angular: Vec<Id> = (0..bodies)
-                .map(|s| {
-                    let theta = 3 * s + 2;
-                    let product = graph.mul(jacobian[i][theta], jacobian[j][theta]);
-                    let inverse = graph.leaf(Leaf::InverseInertia(slot(s)));
-                    graph.mul(inverse, product)
-                })
-                .collect();
-            let linear = graph.sum(linear);
-            let angular = graph.sum(angular);
-            let terms = [linear, angular];
-            effective_mass[i].push(graph.sum(terms));
+            // terms first, and slots with the same factor share it, so a pivot's diagonal
+            // has one `m₁ + m₂` and a distance row's one `|n|²·(m₁ + m₂)`.
+            let linear = (0..bodies).map(|s| {
+                let (x, y) = (3 * s, 3 * s + 1);
+                let xx = graph.mul(jacobian[i][x], jacobian[j][x]);
+                let yy = graph.mul(jacobian[i][y], jacobian[j][y]);
+                (graph.add(xx, yy), graph.leaf(Leaf::InverseMass(slot(s))))
+            });
+            let mut terms: Vec<(Id, Id)> = linear.collect();
+            for s in 0..bodies {
+                let theta = 3 * s + 2;
+                let product = graph.mul(jacobian[i][theta], jacobian[j][theta]);
+                terms.push((product, graph.leaf(Leaf::InverseInertia(slot(s)))));
+            }
+            effective_mass[i].push(factored_sum(graph, &terms));
         }
     }
 
@@ -209,18 +525,28 @@ pub fn derive(
             let mut terms = Vec::new();
             for i in 0..dim {
                 for j in i..dim {
-                    let parts: Vec<Id> = Dof::ALL
-                        .into_iter()
-                        .map(|dof| {
-                            let (a, b) = (3 * first + dof.offset(), 3 * second + dof.offset());
-                            let forward = graph.mul(jacobian[i][a], jacobian[j][b]);
-                            let backward = graph.mul(jacobian[i][b], jacobian[j][a]);
-                            let both = graph.add(forward, backward);
-                            let inverse = graph.leaf(inverse_mass_leaf(first, dof));
-                            graph.mul(both, inverse)
-                        })
-                        .collect();
-                    let term = graph.sum(parts);
+                    // On the diagonal both orders are one product: J_s M⁻¹ J_tᵀ, doubled
+                    // once at the end rather than per component.
+                    let [x, y, theta] = Dof::ALL.map(|dof| {
+                        let (a, b) = (3 * first + dof.offset(), 3 * second + dof.offset());
+                        let forward = graph.mul(jacobian[i][a], jacobian[j][b]);
+                        if i == j {
+                            return forward;
+                        }
+                        let backward = graph.mul(jacobian[i][b], jacobian[j][a]);
+                        graph.add(forward, backward)
+                    });
+                    // One inverse mass for both linear components.
+                    let linear = graph.add(x, y);
+                    let inverse_mass = graph.leaf(inverse_mass_leaf(first, Dof::X));
+                    let inverse_inertia = graph.leaf(inverse_mass_leaf(first, Dof::Angle));
+                    let linear = graph.mul(linear, inverse_mass);
+                    let angular = graph.mul(theta, inverse_inertia);
+                    let mut term = graph.add(linear, angular);
+                    if i == j {
+                        let two = graph.constant(2.0);
+                        term = graph.mul(two, term);
+                    }
                     if !graph.is_const(term, 0.0) {
                         terms.push((i, j, term));
                     }
@@ -246,7 +572,13 @@ pub fn derive(
                         graph.mul(jacobian[i][3 * s + dof.offset()], lambda)
                     })
                     .collect();
-                graph.sum(terms)
+                // Canonical sign, so that opposite slots share `Jᵀλ` and differ only by
+                // `+=` and `-=`, as a hand-written impulse does.
+                let mut signed = Vec::new();
+                for term in terms {
+                    flatten_sum(graph, term, false, &mut signed);
+                }
+                canonical_sum(graph, signed)
             })
         })
         .collect();

@@ -493,6 +493,15 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
         }
     });
     let entries: Vec<TokenStream> = entries.collect();
+    // With several pairs, what two or more of their branches need (a pulley's `n₁·n₂`) is
+    // computed once, before the branches.
+    let several = derivation.shared_terms.len() > 1;
+    let common_lets = if several {
+        let common = common_subexpressions(graph, &derivation.shared_terms);
+        writer.open(&common)
+    } else {
+        TokenStream::new()
+    };
     let mut shared = TokenStream::new();
     for terms in &derivation.shared_terms {
         let roots: Vec<Id> = terms.terms.iter().map(|&(_, _, id)| id).collect();
@@ -514,6 +523,16 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
         });
         writer.close();
     }
+    // With several pairs, the common case (no slot shared) costs one test, not one per pair.
+    if several {
+        writer.close();
+        shared = quote! {
+            if !__shared.is_empty() {
+                #common_lets
+                #shared
+            }
+        };
+    }
     let rows = (0..dim).map(|i| {
         let row = (0..dim).map(|j| entry(i, j));
         quote!([#(#row),*])
@@ -524,6 +543,44 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
         #shared
         [#(#rows),*]
     }
+}
+
+/// The largest sub-expressions that two or more shared-slot branches use, each listed
+/// twice so that the schedule names it.
+fn common_subexpressions(graph: &Graph, shared_terms: &[crate::derive::SharedTerms]) -> Vec<Id> {
+    let mut branches = vec![0usize; graph.len()];
+    let reach: Vec<Vec<Id>> = shared_terms
+        .iter()
+        .map(|terms| {
+            let roots: Vec<Id> = terms.terms.iter().map(|&(_, _, id)| id).collect();
+            graph.reachable(&roots)
+        })
+        .collect();
+    for nodes in &reach {
+        for id in nodes {
+            branches[id.index()] += 1;
+        }
+    }
+    let common = |id: Id| {
+        branches[id.index()] > 1 && !matches!(graph.node(id), Node::Const(_) | Node::Leaf(_))
+    };
+    let mut maximal = Vec::new();
+    for nodes in &reach {
+        for &id in nodes {
+            if !common(id) || maximal.contains(&id) {
+                continue;
+            }
+            // Maximal: no common node of this branch has it as a child.
+            let covered = nodes
+                .iter()
+                .any(|&parent| common(parent) && graph.children(parent).contains(&id));
+            if !covered {
+                maximal.push(id);
+            }
+        }
+    }
+    maximal.sort();
+    maximal.iter().flat_map(|&id| [id, id]).collect()
 }
 
 fn apply_impulse_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {

@@ -100,6 +100,7 @@ impl SharedSlots {
 
     /// Whether any two slots share a body.
     #[must_use]
+    #[inline]
     pub const fn is_empty(self) -> bool {
         self.mask == 0
     }

@@ -52,12 +52,15 @@ impl Differentiator {
                 graph.neg(product)
             }
             // (√a)' = a' / (2√a), guarded: the length of a zero vector has no direction.
+            // The constant factor of a' meets the ½ first, so a length's derivative
+            // (a' = 2·d·d') is d·d'/√a, without the 2 and the ½ a product would keep.
             Node::Sqrt(a) => {
                 let da = self.derive(graph, a);
+                let (scale, rest) = constant_factor(graph, da);
                 let inverse = graph.safe_recip(node);
-                let half = graph.constant(0.5);
+                let half = graph.constant(0.5 * scale);
                 let factor = graph.mul(half, inverse);
-                graph.mul(da, factor)
+                graph.mul(rest, factor)
             }
             Node::Sin(a) => {
                 let da = self.derive(graph, a);
@@ -161,6 +164,35 @@ impl Differentiator {
             }
             _ => graph.constant(0.0),
         }
+    }
+}
+
+/// `id` as `c·rest` with the constant `c` taken out of products, negations and sums whose
+/// terms share it up to sign (`2x − 2y` is `2·(x − y)`); `(1, id)` when there is none.
+fn constant_factor(graph: &mut Graph, id: Id) -> (f64, Id) {
+    match graph.node(id) {
+        Node::Const(bits) => (f64::from_bits(bits), graph.constant(1.0)),
+        Node::Mul(a, b) => match graph.as_const(a) {
+            Some(c) => (c, b),
+            None => (1.0, id),
+        },
+        Node::Neg(a) => {
+            let (c, rest) = constant_factor(graph, a);
+            (-c, rest)
+        }
+        Node::Add(a, b) => {
+            let (ca, ra) = constant_factor(graph, a);
+            let (cb, rb) = constant_factor(graph, b);
+            if ca == cb && ca != 1.0 {
+                (ca, graph.add(ra, rb))
+            } else if ca == -cb && ca.abs() != 1.0 {
+                let minus_rb = graph.neg(rb);
+                (ca, graph.add(ra, minus_rb))
+            } else {
+                (1.0, id)
+            }
+        }
+        _ => (1.0, id),
     }
 }
 
