@@ -932,16 +932,13 @@ impl Space {
                     &substep,
                     &self.poses,
                     &self.inverse_masses,
-                    &self.velocities,
+                    &mut self.velocities,
                     &mut self.direct,
                 );
             }
             let direct = !self.direct.is_empty();
             if direct {
                 self.direct.factor(&self.inverse_masses);
-            }
-            for &s in &self.store_order {
-                self.stores[s].warm_start(&mut self.velocities);
             }
             self.solve_pass(0, self.velocity_iterations, direct);
             let max_rotation = MAX_ROTATION / h;
@@ -980,7 +977,7 @@ impl Space {
             }
             self.solve_pass(1, self.relax_iterations, direct);
             for &s in &self.store_order {
-                self.stores[s].end_substep();
+                self.stores[s].end_substep(self.relax_iterations == 0);
             }
         }
 
@@ -1014,9 +1011,10 @@ impl Space {
         if pass == 0 {
             self.direct_swept = swept;
         }
-        for _ in 0..sweeps {
+        for k in 0..sweeps {
+            let last = pass == 1 && k + 1 == sweeps;
             for &s in &self.store_order {
-                self.stores[s].sweep(pass, &mut self.velocities);
+                self.stores[s].sweep(pass, &mut self.velocities, last);
             }
         }
         if swept && sweeps > 0 {

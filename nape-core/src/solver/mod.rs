@@ -242,6 +242,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
             .collect()
     }
 
+    /// Adds this substep's impulse to the step's totals: `w∘λ'` and, per slot, `Jᵀ(w∘λ')`
+    /// with this substep's `J`.
+    fn accumulate(&mut self) {
+        let impulse = self.weighted_impulse();
+        for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
+            *total += x;
+        }
+        let body = self.transpose_times(&self.jacobian, &impulse, &self.local);
+        for (total, v) in self.step_body_impulse.iter_mut().zip(body) {
+            total.linear += v.linear;
+            total.angular += v.angular;
+        }
+    }
+
     fn weighted_impulse(&self) -> [f32; D] {
         std::array::from_fn(|i| self.weights[i] * self.impulse[i])
     }
@@ -362,11 +376,9 @@ pub(crate) trait ErasedStore: Send + Sync {
         substep: &Substep,
         poses: &[Pose],
         inverse_masses: &[InverseMass],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
     );
-    /// Applies the warm-start impulses.
-    fn warm_start(&mut self, velocities: &mut [Velocity]);
     /// Reads back the impulses of the exact solve (and checks them against `max_force`).
     fn pull_direct(&mut self, direct: &DirectSystem);
     /// Moves the bodies of stiff constraints whose inequality rows are violated at `poses`
@@ -382,9 +394,12 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn push_direct(&mut self, direct: &mut DirectSystem) -> bool;
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]);
-    /// Adds this substep's impulses to the step's totals.
-    fn end_substep(&mut self);
+    /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
+    /// to the step's totals (one pass over them fewer).
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool);
+    /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
+    /// or with `all` of every constraint (when no final sweep counted them).
+    fn end_substep(&mut self, all: bool);
     /// Removes or deactivates the constraints that broke this step; reports them.
     fn process_broken(&mut self, broken: &mut Vec<BreakEvent>);
     /// Removes every constraint with a slot on the body at compact index `body`.
@@ -415,6 +430,8 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     slots: Vec<Slot>,
     free: Vec<u32>,
     entries: Vec<Entry<T, D, B>>,
+    /// How many entries the exact solve holds (set with the islands).
+    direct_entries: usize,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -425,6 +442,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             slots: Vec::new(),
             free: Vec::new(),
             entries: Vec::new(),
+            direct_entries: 0,
         }
     }
 
@@ -975,6 +993,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 None
             };
         }
+        self.direct_entries = self.entries.iter().filter(|e| e.direct.is_some()).count();
     }
 
     fn begin_step(&mut self) {
@@ -989,16 +1008,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         substep: &Substep,
         poses: &[Pose],
         inverse_masses: &[InverseMass],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
     ) {
         for e in &mut self.entries {
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
-        }
-    }
-
-    fn warm_start(&mut self, velocities: &mut [Velocity]) {
-        for e in &mut self.entries {
+            // Warm start here, while the entry is in cache: preparing reads no velocity
+            // an impulse can change (only kinematic bodies', which have infinite mass).
             if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
                 let delta = e.weighted_impulse();
                 e.constraint.apply_impulse(
@@ -1101,27 +1117,30 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         swept
     }
 
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity]) {
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool) {
         for e in &mut self.entries {
-            if e.solving && (e.direct.is_none() || e.sweep) {
+            if e.direct.is_some() {
+                if e.solving && e.sweep {
+                    Self::solve_entry(e, pass, velocities);
+                }
+                continue;
+            }
+            if e.solving {
                 Self::solve_entry(e, pass, velocities);
+            }
+            if last && (e.solving || e.broken.is_some()) {
+                e.accumulate();
             }
         }
     }
 
-    fn end_substep(&mut self) {
+    fn end_substep(&mut self, all: bool) {
+        if !all && self.direct_entries == 0 {
+            return;
+        }
         for e in &mut self.entries {
-            if !e.solving && e.broken.is_none() {
-                continue;
-            }
-            let impulse = e.weighted_impulse();
-            for (total, x) in e.step_impulse.iter_mut().zip(impulse) {
-                *total += x;
-            }
-            let body = e.transpose_times(&e.jacobian, &impulse, &e.local);
-            for (total, v) in e.step_body_impulse.iter_mut().zip(body) {
-                total.linear += v.linear;
-                total.angular += v.angular;
+            if (all || e.direct.is_some()) && (e.solving || e.broken.is_some()) {
+                e.accumulate();
             }
         }
     }
