@@ -3,6 +3,10 @@
 //! measures them. `cargo run --release --example solver_scenes -- [chain|chain_hang|grid]
 //! [--links N] [--grid N] [--substeps N] [--iterations N] [--relax N] [--hertz HZ]
 //! [--zeta Z] [--no-direct]`.
+//!
+//! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
+//! chain released horizontally for N steps (default 100,000), reporting the largest energy
+//! rise above the start and the largest anchor error.
 
 #[path = "common/scenes.rs"]
 mod scenes;
@@ -18,6 +22,35 @@ fn main() {
             .and_then(|v| v.parse::<usize>().ok())
     };
     let links = value("--links").unwrap_or(200);
+    if args.iter().any(|a| a == "soak") {
+        let mut scene = scenes::chain(links, false);
+        if let Some(n) = value("--substeps") {
+            scene.space.substeps = n as u32;
+        }
+        let steps = value("--steps").unwrap_or(100_000);
+        let initial = scene.energy();
+        let (mut max_rise, mut max_error, mut worst_step) = (f64::NEG_INFINITY, 0.0f32, 0);
+        let start = Instant::now();
+        for step in 0..steps {
+            scene.space.step(1.0 / 60.0);
+            max_rise = max_rise.max(scene.energy() - initial);
+            let e = scene.error().0;
+            if e > max_error {
+                (max_error, worst_step) = (e, step + 1);
+            }
+            if !scene.finite() {
+                println!("soak: non-finite state after step {}", step + 1);
+                std::process::exit(1);
+            }
+        }
+        println!(
+            "soak {links} links, {steps} steps in {:.1} s: max energy rise {max_rise:.3e} J, \
+             final energy change {:.1} J, run max error {max_error:.3e} (step {worst_step})",
+            start.elapsed().as_secs_f64(),
+            scene.energy() - initial
+        );
+        return;
+    }
     let grid = value("--grid").unwrap_or(100);
     let which: Vec<&str> = args
         .iter()

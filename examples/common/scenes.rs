@@ -1,29 +1,57 @@
 //! The solver's reference scenes, built exactly as `reference/scenes.md` defines them
-//! (bodies with mass and inertia set directly, pivot joints, gravity (0, −10)), shared by
-//! the examples and the tests (`#[path]`-included, so no copy exists).
+//! (bodies with mass and inertia set directly, gravity (0, −10)), plus the scenes of the
+//! solver's test list (ball and chain, stretched chain, bridge, ragdolls, mass ratios),
+//! shared by the examples and the tests (`#[path]`-included, so no copy exists).
 #![allow(dead_code)]
 
-use nape::{Body, BodyHandle, ConstraintHandle, PivotJoint, Space, Vec2};
+use nape::{AngleJoint, Body, BodyHandle, ConstraintHandle, PivotJoint, Space, Vec2, WeldJoint};
 
-/// A scene: its space and the pivots whose anchor separation measures its error.
+/// A scene: its space, the joints whose errors measure it and its dynamic bodies in the
+/// order they were built.
 pub struct Scene {
     pub space: Space,
     pub pivots: Vec<ConstraintHandle<PivotJoint>>,
+    pub welds: Vec<ConstraintHandle<WeldJoint>>,
+    pub limits: Vec<ConstraintHandle<AngleJoint>>,
     pub bodies: Vec<BodyHandle>,
 }
 
+impl Default for Scene {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Scene {
-    fn new() -> Self {
+    /// An empty space with gravity (0, −10) and the solver's defaults.
+    pub fn new() -> Self {
         let mut space = Space::new();
         space.gravity = Vec2::new(0.0, -10.0);
         Self {
             space,
             pivots: Vec::new(),
+            welds: Vec::new(),
+            limits: Vec::new(),
             bodies: Vec::new(),
         }
     }
 
-    fn pin(&mut self, a: BodyHandle, b: BodyHandle, la: Vec2, lb: Vec2) {
+    /// Adds a dynamic body and records it.
+    pub fn dynamic(&mut self, body: Body) -> BodyHandle {
+        let h = self.space.add_body(body).expect("valid body");
+        self.bodies.push(h);
+        h
+    }
+
+    /// Adds a static body at `position`.
+    pub fn anchor(&mut self, position: Vec2) -> BodyHandle {
+        self.space
+            .add_body(Body::static_body().at(position))
+            .expect("valid body")
+    }
+
+    /// Pins `la` of `a` to `lb` of `b`.
+    pub fn pin(&mut self, a: BodyHandle, b: BodyHandle, la: Vec2, lb: Vec2) {
         let h = self
             .space
             .add_constraint(PivotJoint::new(a, b, la, lb))
@@ -31,27 +59,78 @@ impl Scene {
         self.pivots.push(h);
     }
 
-    /// `(max, mean)` anchor separation over every pivot, from the body poses.
+    /// Welds `la` of `a` to `lb` of `b` at their current relative angle (0).
+    pub fn weld(&mut self, a: BodyHandle, b: BodyHandle, la: Vec2, lb: Vec2) {
+        let h = self
+            .space
+            .add_constraint(WeldJoint::new(a, b, la, lb, 0.0))
+            .expect("valid weld");
+        self.welds.push(h);
+    }
+
+    /// Keeps `θ_b − θ_a` in `[min, max]`.
+    pub fn limit(&mut self, a: BodyHandle, b: BodyHandle, min: f32, max: f32) {
+        let h = self
+            .space
+            .add_constraint(AngleJoint::new(a, b, min, max))
+            .expect("valid angle joint");
+        self.limits.push(h);
+    }
+
+    fn separation(&self, a: BodyHandle, b: BodyHandle, la: Vec2, lb: Vec2) -> f32 {
+        let pa = self.space.body(a).expect("body").world_point(la);
+        let pb = self.space.body(b).expect("body").world_point(lb);
+        let d = pa.distance(pb);
+        if d.is_finite() { d } else { f32::INFINITY }
+    }
+
+    fn relative_angle(&self, a: BodyHandle, b: BodyHandle) -> f32 {
+        self.space.body(b).expect("body").angle() - self.space.body(a).expect("body").angle()
+    }
+
+    /// `(max, mean)` anchor separation over every pivot and weld, from the body poses.
     pub fn error(&self) -> (f32, f32) {
         let mut max = 0.0f32;
         let mut sum = 0.0f32;
         for &h in &self.pivots {
             let p = self.space.constraint(h).expect("live pivot");
-            let a = self
-                .space
-                .body(p.body1)
-                .expect("body")
-                .world_point(p.anchor1);
-            let b = self
-                .space
-                .body(p.body2)
-                .expect("body")
-                .world_point(p.anchor2);
-            let d = a.distance(b);
-            max = max.max(if d.is_finite() { d } else { f32::INFINITY });
+            let d = self.separation(p.body1, p.body2, p.anchor1, p.anchor2);
+            max = max.max(d);
             sum += d;
         }
-        (max, sum / self.pivots.len().max(1) as f32)
+        for &h in &self.welds {
+            let w = self.space.constraint(h).expect("live weld");
+            let d = self.separation(w.body1, w.body2, w.anchor1, w.anchor2);
+            max = max.max(d);
+            sum += d;
+        }
+        let count = self.pivots.len() + self.welds.len();
+        (max, sum / count.max(1) as f32)
+    }
+
+    /// Largest angular error of the welds, `|θ₂ − θ₁ − phase|` (radians).
+    pub fn weld_angle_error(&self) -> f32 {
+        self.welds
+            .iter()
+            .map(|&h| {
+                let w = self.space.constraint(h).expect("live weld");
+                let e = (self.relative_angle(w.body1, w.body2) - w.phase).abs();
+                if e.is_finite() { e } else { f32::INFINITY }
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// Largest amount by which an angle joint's `θ₂ − θ₁` is outside its range (radians).
+    pub fn limit_violation(&self) -> f32 {
+        self.limits
+            .iter()
+            .map(|&h| {
+                let j = self.space.constraint(h).expect("live angle joint");
+                let c = self.relative_angle(j.body1, j.body2);
+                let e = (j.joint_min - c).max(c - j.joint_max).max(0.0);
+                if c.is_finite() { e } else { f32::INFINITY }
+            })
+            .fold(0.0, f32::max)
     }
 
     /// Whether every body's pose and velocity is finite.
@@ -62,6 +141,34 @@ impl Scene {
                 && b.velocity().is_finite()
                 && b.angular_velocity().is_finite()
         })
+    }
+
+    /// The largest linear speed of any body.
+    pub fn max_speed(&self) -> f32 {
+        self.space
+            .bodies()
+            .map(|(_, b)| b.velocity().length())
+            .fold(0.0, |m, v| {
+                if v.is_finite() {
+                    m.max(v)
+                } else {
+                    f32::INFINITY
+                }
+            })
+    }
+
+    /// The largest angular speed of any body.
+    pub fn max_angular_speed(&self) -> f32 {
+        self.space
+            .bodies()
+            .map(|(_, b)| b.angular_velocity().abs())
+            .fold(0.0, |m, w| {
+                if w.is_finite() {
+                    m.max(w)
+                } else {
+                    f32::INFINITY
+                }
+            })
     }
 
     /// Total energy: kinetic plus gravitational (height measured from y = 0).
@@ -78,38 +185,266 @@ impl Scene {
             })
             .sum()
     }
+
+    /// The poses of `bodies` as bits, for bit-for-bit comparisons.
+    pub fn pose_bits(&self, bodies: &[BodyHandle]) -> Vec<[u32; 3]> {
+        bodies
+            .iter()
+            .map(|&h| {
+                let b = self.space.body(h).expect("body");
+                let p = b.position();
+                [p.x.to_bits(), p.y.to_bits(), b.angle().to_bits()]
+            })
+            .collect()
+    }
+
+    /// Adds a chain of `links` links of `mass` and `inertia`, 1 m between its end anchors
+    /// `(±0.5, 0)`, hung from a static body at `origin`: along +x with `spacing` between
+    /// link centres, or (`hanging`) straight down at rest. Returns the links.
+    pub fn add_chain(
+        &mut self,
+        origin: Vec2,
+        links: usize,
+        hanging: bool,
+        spacing: f32,
+        mass: f32,
+        inertia: f32,
+    ) -> Vec<BodyHandle> {
+        let anchor = self.anchor(origin);
+        let mut previous = (anchor, Vec2::ZERO);
+        let mut added = Vec::with_capacity(links);
+        for i in 0..links {
+            let along = spacing * (0.5 + i as f32);
+            let (position, angle) = if hanging {
+                (Vec2::new(0.0, -along), -std::f32::consts::FRAC_PI_2)
+            } else {
+                (Vec2::new(along, 0.0), 0.0)
+            };
+            let link = self.dynamic(
+                Body::dynamic(mass, inertia)
+                    .at(origin + position)
+                    .with_angle(angle),
+            );
+            self.pin(previous.0, link, previous.1, Vec2::new(-0.5, 0.0));
+            previous = (link, Vec2::new(0.5, 0.0));
+            added.push(link);
+        }
+        added
+    }
+
+    /// Adds a ragdoll standing with its torso's centre at `origin` (see [`Ragdoll`]).
+    pub fn add_ragdoll(&mut self, origin: Vec2) -> Ragdoll {
+        let limb = |s: &mut Self, w: f32, h: f32, at: Vec2| {
+            let (m, i) = box_mass(w, h);
+            s.dynamic(Body::dynamic(m, i).at(origin + at))
+        };
+        let torso = limb(self, 0.5, 1.0, Vec2::ZERO);
+        let head_mass = std::f32::consts::PI * HEAD_RADIUS * HEAD_RADIUS;
+        let head = self.dynamic(
+            Body::dynamic(head_mass, 0.5 * head_mass * HEAD_RADIUS * HEAD_RADIUS)
+                .at(origin + Vec2::new(0.0, 0.5 + HEAD_RADIUS)),
+        );
+        self.weld(
+            torso,
+            head,
+            Vec2::new(0.0, 0.5),
+            Vec2::new(0.0, -HEAD_RADIUS),
+        );
+        let mut hands = [torso; 2];
+        for (side, hand) in [-1.0f32, 1.0].into_iter().zip(&mut hands) {
+            let upper = limb(self, 0.6, 0.2, Vec2::new(side * 0.55, 0.4));
+            let lower = limb(self, 0.6, 0.2, Vec2::new(side * 1.15, 0.4));
+            self.pin(
+                torso,
+                upper,
+                Vec2::new(side * 0.25, 0.4),
+                Vec2::new(-side * 0.3, 0.0),
+            );
+            self.limit(torso, upper, -RAGDOLL_LIMIT, RAGDOLL_LIMIT);
+            self.pin(
+                upper,
+                lower,
+                Vec2::new(side * 0.3, 0.0),
+                Vec2::new(-side * 0.3, 0.0),
+            );
+            self.limit(upper, lower, -RAGDOLL_LIMIT, RAGDOLL_LIMIT);
+            *hand = lower;
+
+            let thigh = limb(self, 0.2, 0.7, Vec2::new(side * 0.15, -0.85));
+            let shin = limb(self, 0.2, 0.7, Vec2::new(side * 0.15, -1.55));
+            self.pin(
+                torso,
+                thigh,
+                Vec2::new(side * 0.15, -0.5),
+                Vec2::new(0.0, 0.35),
+            );
+            self.limit(torso, thigh, -RAGDOLL_LIMIT, RAGDOLL_LIMIT);
+            self.pin(thigh, shin, Vec2::new(0.0, -0.35), Vec2::new(0.0, 0.35));
+            self.limit(thigh, shin, -RAGDOLL_LIMIT, RAGDOLL_LIMIT);
+        }
+        let first = self.bodies.len() - 10;
+        Ragdoll {
+            torso,
+            left_hand: hands[0],
+            right_hand: hands[1],
+            bodies: self.bodies[first..].to_vec(),
+        }
+    }
+
+    /// Sets every body of `bodies` moving as one rigid body: linear velocity `velocity` at
+    /// `centre` and angular velocity `spin`.
+    pub fn set_rigid_motion(
+        &mut self,
+        bodies: &[BodyHandle],
+        centre: Vec2,
+        velocity: Vec2,
+        spin: f32,
+    ) {
+        for &h in bodies {
+            let b = self.space.body_mut(h).expect("body");
+            let r = b.position() - centre;
+            b.set_velocity(velocity + spin * Vec2::new(-r.y, r.x));
+            b.set_angular_velocity(spin);
+        }
+    }
 }
 
-const LINK_MASS: f32 = 0.25;
-const LINK_INERTIA: f32 = 0.25 * (1.0 + 0.0625) / 12.0;
+/// Mass and inertia of a `w × h` box of density 1.
+pub fn box_mass(w: f32, h: f32) -> (f32, f32) {
+    let m = w * h;
+    (m, m * (w * w + h * h) / 12.0)
+}
+
+/// The reference link: 1 m × 0.25 m, density 1.
+pub const LINK_MASS: f32 = 0.25;
+/// The reference link's inertia, `m (w² + h²) / 12`.
+pub const LINK_INERTIA: f32 = 0.25 * (1.0 + 0.0625) / 12.0;
 
 /// `chain` (`hanging = false`: released horizontally) or `chain_hang` (hanging at rest)
 /// with `links` links of 1 m × 0.25 m, density 1.
 pub fn chain(links: usize, hanging: bool) -> Scene {
     let mut s = Scene::new();
-    let anchor = s.space.add_body(Body::static_body()).expect("body");
-    let mut previous = (anchor, Vec2::ZERO);
-    for i in 0..links {
-        let (position, angle) = if hanging {
-            (
-                Vec2::new(0.0, -(0.5 + i as f32)),
-                -std::f32::consts::FRAC_PI_2,
-            )
-        } else {
-            (Vec2::new(0.5 + i as f32, 0.0), 0.0)
-        };
-        let link = s
-            .space
-            .add_body(
-                Body::dynamic(LINK_MASS, LINK_INERTIA)
-                    .at(position)
-                    .with_angle(angle),
-            )
-            .expect("body");
-        s.pin(previous.0, link, previous.1, Vec2::new(-0.5, 0.0));
-        previous = (link, Vec2::new(0.5, 0.0));
-        s.bodies.push(link);
+    s.add_chain(Vec2::ZERO, links, hanging, 1.0, LINK_MASS, LINK_INERTIA);
+    s
+}
+
+/// Radius of the ball of [`ball_and_chain`].
+pub const BALL_RADIUS: f32 = 8.0;
+
+/// A chain of `links` links of density 20 (mass 5) ending in a ball of radius 8 and density
+/// 20 (mass `20·π·64`, inertia `½ m r²`) pinned by a point of its rim; the chain hangs at
+/// rest (`hanging`) or starts horizontal. The ball is the last of `bodies`.
+pub fn ball_and_chain(links: usize, hanging: bool) -> Scene {
+    let mut s = Scene::new();
+    let chain = s.add_chain(
+        Vec2::ZERO,
+        links,
+        hanging,
+        1.0,
+        20.0 * LINK_MASS,
+        20.0 * LINK_INERTIA,
+    );
+    let length = links as f32;
+    let mass = 20.0 * std::f32::consts::PI * BALL_RADIUS * BALL_RADIUS;
+    // The rim point local (0, r) faces the chain's end: up when hanging, −x when horizontal.
+    let (centre, angle) = if hanging {
+        (Vec2::new(0.0, -(length + BALL_RADIUS)), 0.0)
+    } else {
+        (
+            Vec2::new(length + BALL_RADIUS, 0.0),
+            std::f32::consts::FRAC_PI_2,
+        )
+    };
+    let ball = s.dynamic(
+        Body::dynamic(mass, 0.5 * mass * BALL_RADIUS * BALL_RADIUS)
+            .at(centre)
+            .with_angle(angle),
+    );
+    let end = *chain.last().expect("at least one link");
+    s.pin(end, ball, Vec2::new(0.5, 0.0), Vec2::new(0.0, BALL_RADIUS));
+    s
+}
+
+/// A horizontal chain of `links` reference links created at twice its rest spacing
+/// (centres 2 m apart, so every joint starts 1 m — the first 0.5 m — apart).
+pub fn stretched_chain(links: usize) -> Scene {
+    let mut s = Scene::new();
+    s.add_chain(Vec2::ZERO, links, false, 2.0, LINK_MASS, LINK_INERTIA);
+    s
+}
+
+/// Box2D's bridge: `planks` reference planks (1 m × 0.25 m, density 1) in a row from
+/// x = 0, pivots between consecutive planks, the first and last pinned to static bodies
+/// at the span's ends (x = 0 and x = `planks`): the span equals the bridge's length.
+pub fn bridge(planks: usize) -> Scene {
+    let mut s = Scene::new();
+    let left = s.anchor(Vec2::ZERO);
+    let right = s.anchor(Vec2::new(planks as f32, 0.0));
+    let mut previous = (left, Vec2::ZERO);
+    for i in 0..planks {
+        let plank =
+            s.dynamic(Body::dynamic(LINK_MASS, LINK_INERTIA).at(Vec2::new(0.5 + i as f32, 0.0)));
+        s.pin(previous.0, plank, previous.1, Vec2::new(-0.5, 0.0));
+        previous = (plank, Vec2::new(0.5, 0.0));
     }
+    s.pin(previous.0, right, previous.1, Vec2::ZERO);
+    s
+}
+
+/// Radius of a ragdoll's head.
+pub const HEAD_RADIUS: f32 = 0.25;
+/// Every ragdoll angle joint keeps its relative angle within `±RAGDOLL_LIMIT` radians.
+pub const RAGDOLL_LIMIT: f32 = 1.0;
+/// Distance between the torsos of ragdolls joined hand to hand (their hands coincide).
+pub const RAGDOLL_SPACING: f32 = 2.9;
+
+/// A ragdoll of ten boxes of density 1: a 0.5 × 1 torso, a head (disc of radius 0.25)
+/// welded on top, two arms of two 0.6 × 0.2 segments held out sideways and two legs of
+/// two 0.2 × 0.7 segments; shoulders, elbows, hips and knees are pivots with an angle
+/// joint keeping each within ±1 rad of straight.
+pub struct Ragdoll {
+    pub torso: BodyHandle,
+    /// The left forearm; its hand is its local point (−0.3, 0).
+    pub left_hand: BodyHandle,
+    /// The right forearm; its hand is its local point (0.3, 0).
+    pub right_hand: BodyHandle,
+    pub bodies: Vec<BodyHandle>,
+}
+
+/// A hand's point in its forearm's frame.
+pub fn hand_point(right: bool) -> Vec2 {
+    Vec2::new(if right { 0.3 } else { -0.3 }, 0.0)
+}
+
+/// `count` ragdolls in a row, each one's right hand pinned to the next one's left hand.
+pub fn ragdoll_line(count: usize) -> (Scene, Vec<Ragdoll>) {
+    let mut s = Scene::new();
+    let mut dolls: Vec<Ragdoll> = Vec::with_capacity(count);
+    for k in 0..count {
+        let doll = s.add_ragdoll(Vec2::new(k as f32 * RAGDOLL_SPACING, 0.0));
+        if let Some(previous) = dolls.last() {
+            s.pin(
+                previous.right_hand,
+                doll.left_hand,
+                hand_point(true),
+                hand_point(false),
+            );
+        }
+        dolls.push(doll);
+    }
+    (s, dolls)
+}
+
+/// Two bodies hanging at rest from a static anchor: the upper of mass `upper`, the
+/// lower of mass `lower` (inertia `m/6`, a unit square's), 1 m apart, pinned centre to
+/// centre. Bodies: `[upper, lower]`.
+pub fn two_body_hang(upper: f32, lower: f32) -> Scene {
+    let mut s = Scene::new();
+    let anchor = s.anchor(Vec2::ZERO);
+    let a = s.dynamic(Body::dynamic(upper, upper / 6.0).at(Vec2::new(0.0, -1.0)));
+    let b = s.dynamic(Body::dynamic(lower, lower / 6.0).at(Vec2::new(0.0, -2.0)));
+    s.pin(anchor, a, Vec2::ZERO, Vec2::new(0.0, 1.0));
+    s.pin(a, b, Vec2::new(0.0, -0.5), Vec2::new(0.0, 0.5));
     s
 }
 
@@ -125,16 +460,12 @@ pub fn joint_grid(n: usize) -> Scene {
         for i in 0..n {
             let position = Vec2::new(k as f32, -(i as f32));
             let pinned = i == 0 && (lo..=hi).contains(&k);
-            let body = if pinned {
-                Body::static_body().at(position)
+            let h = if pinned {
+                s.anchor(position)
             } else {
-                Body::dynamic(mass, inertia).at(position)
+                s.dynamic(Body::dynamic(mass, inertia).at(position))
             };
-            let h = s.space.add_body(body).expect("body");
             handles[k * n + i] = Some((h, pinned));
-            if !pinned {
-                s.bodies.push(h);
-            }
             if i > 0 {
                 let (up, up_pinned) = handles[k * n + i - 1].expect("created");
                 if !(pinned && up_pinned) {
