@@ -13,7 +13,7 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::draw::DrawPrimitive;
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
-use crate::solver::direct::{DirectSystem, Link};
+use crate::solver::direct::{DirectSystem, Islands, Link};
 use crate::solver::{ErasedStore, Softness, Store, Substep};
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
@@ -150,8 +150,6 @@ pub struct Space {
     topology_changed: bool,
     /// `direct_solve` as of the last rebuild.
     direct_built: bool,
-    /// Whether a constraint of an acyclic island took part in this substep's sweeps.
-    direct_swept: bool,
     /// Store indices in the order the solver visits them (by type name).
     store_order: Vec<usize>,
     links: Vec<Link>,
@@ -204,7 +202,6 @@ impl Space {
             direct: DirectSystem::default(),
             topology_changed: true,
             direct_built: false,
-            direct_swept: false,
             store_order: Vec::new(),
             links: Vec::new(),
             bodies: Vec::new(),
@@ -960,20 +957,21 @@ impl Space {
                 // user sees the poses, a second one takes that away too.
                 let projections = if k + 1 == substeps { 2 } else { 1 };
                 for _ in 0..projections {
-                    self.project();
+                    self.project(Islands::All);
                 }
             }
             // Limits reached during the substep, alternating with the projection of the
-            // equality rows they push off (block Gauss–Seidel on positions).
-            for _ in 0..LIMIT_ROUNDS {
-                let mut moved = false;
+            // equality rows they push off (block Gauss–Seidel on positions), each round
+            // only in the islands where the previous one moved something.
+            self.direct.clear_marks();
+            for round in 0..LIMIT_ROUNDS {
                 for &s in &self.store_order {
-                    moved |= self.stores[s].correct_limits(&mut self.poses);
+                    self.stores[s].correct_limits(&mut self.poses, &mut self.direct, round == 0);
                 }
-                if !(direct && moved) {
+                if !(direct && self.direct.promote()) {
                     break;
                 }
-                self.project();
+                self.project(Islands::Marked);
             }
             self.solve_pass(1, self.relax_iterations, direct);
             for &s in &self.store_order {
@@ -1005,11 +1003,19 @@ impl Space {
     /// the Gauss–Seidel sweeps.
     fn solve_pass(&mut self, pass: usize, sweeps: u32, direct: bool) {
         // Exact rows have no positional bias (the projection corrects positions), so after
-        // the biased pass they already hold for the relax pass unless sweeps moved them.
-        let exact = direct && (pass == 0 || self.direct_swept);
-        let swept = exact && self.exact_solve(pass);
-        if pass == 0 {
-            self.direct_swept = swept;
+        // the biased pass they already hold for the relax pass, except in the islands
+        // whose limits or force clamps the sweeps handle: only those are solved again.
+        let swept = direct && {
+            self.direct.clear_marks();
+            for &s in &self.store_order {
+                self.stores[s].push_direct(&mut self.direct);
+            }
+            self.direct.promote()
+        };
+        if direct && pass == 0 {
+            self.exact_solve(pass, Islands::All);
+        } else if swept {
+            self.exact_solve(pass, Islands::Marked);
         }
         for k in 0..sweeps {
             let last = pass == 1 && k + 1 == sweeps;
@@ -1018,33 +1024,32 @@ impl Space {
             }
         }
         if swept && sweeps > 0 {
-            // The limits swept in an acyclic island pushed its equality rows off: solve
-            // them exactly again against the limits' impulses (block Gauss–Seidel).
-            self.exact_solve(pass);
+            // The limits pushed those islands' equality rows off: solve them exactly again
+            // against the limits' impulses (block Gauss–Seidel).
+            self.exact_solve(pass, Islands::Marked);
         }
     }
 
-    /// The exact solve of every acyclic island; returns whether any of their constraints
-    /// also takes part in the sweeps (limits, force clamps).
-    fn exact_solve(&mut self, pass: usize) -> bool {
-        let mut swept = false;
+    /// The exact solve of the acyclic islands `which` selects, with the impulses the
+    /// sweeps left.
+    fn exact_solve(&mut self, pass: usize, which: Islands) {
         for &s in &self.store_order {
-            swept |= self.stores[s].push_direct(&mut self.direct);
+            self.stores[s].push_direct(&mut self.direct);
         }
         self.direct
-            .solve(pass, &self.inverse_masses, &mut self.velocities);
+            .solve(pass, which, &self.inverse_masses, &mut self.velocities);
         for &s in &self.store_order {
             self.stores[s].pull_direct(&self.direct);
         }
-        swept
     }
 
-    /// One position projection of every acyclic island.
-    fn project(&mut self) {
+    /// One position projection of the acyclic islands `which` selects.
+    fn project(&mut self, which: Islands) {
         for &s in &self.store_order {
             self.stores[s].position_errors(&self.poses, &mut self.direct);
         }
-        self.direct.project(&self.inverse_masses, &mut self.poses);
+        self.direct
+            .project(which, &self.inverse_masses, &mut self.poses);
     }
 
     /// Recomputes the islands and which of them are solved exactly, and the order of the

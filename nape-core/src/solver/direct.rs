@@ -140,6 +140,24 @@ pub(crate) struct DirectSystem {
     gains: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
+    /// The nodes of each island (contiguous in elimination order).
+    islands: Vec<std::ops::Range<usize>>,
+    /// The island of each super node.
+    island_of: Vec<u32>,
+    /// Islands marked for the next [`Islands::Marked`] solve or projection, and those
+    /// marked since (made current by [`promote`](Self::promote)).
+    marked: Vec<bool>,
+    pending: Vec<bool>,
+}
+
+/// Which islands a solve or projection covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Islands {
+    All,
+    /// Only those [`DirectSystem::mark`]ed since the last [`DirectSystem::clear_marks`]:
+    /// work one island needs is never done on another, so no island's result depends on
+    /// what else is in the space.
+    Marked,
 }
 
 impl DirectSystem {
@@ -305,6 +323,7 @@ impl DirectSystem {
             block_offset: 0,
             coupling_offset: 0,
         };
+        let mut islands = Vec::new();
         for start in 0..self.supers.len() {
             if visited_super[start] {
                 continue;
@@ -381,7 +400,20 @@ impl DirectSystem {
                     n.parent = (island_start + len - 1 - n.parent as usize) as u32;
                 }
             }
+            islands.push(island_start..len);
         }
+        let mut island_of = vec![0u32; self.supers.len()];
+        for (k, range) in islands.iter().enumerate() {
+            for node in &order[range.clone()] {
+                if let NodeKind::Super(sn) = node.kind {
+                    island_of[sn as usize] = k as u32;
+                }
+            }
+        }
+        self.marked = vec![false; islands.len()];
+        self.pending = vec![false; islands.len()];
+        self.islands = islands;
+        self.island_of = island_of;
         debug_assert!(
             order
                 .iter()
@@ -412,6 +444,31 @@ impl DirectSystem {
         self.rhs = vec![0.0; dofs];
         self.solution = vec![0.0; dofs];
     }
+
+    /// Forgets every mark.
+    pub(crate) fn clear_marks(&mut self) {
+        self.marked.fill(false);
+        self.pending.fill(false);
+    }
+
+    /// Marks the island of the constraint at `slot` for the work after the next
+    /// [`promote`](Self::promote).
+    pub(crate) fn mark(&mut self, slot: &DirectSlot) {
+        self.pending[self.island_of[slot.node as usize] as usize] = true;
+    }
+
+    /// Makes the pending marks current; returns whether any island is marked.
+    pub(crate) fn promote(&mut self) -> bool {
+        std::mem::swap(&mut self.marked, &mut self.pending);
+        self.pending.fill(false);
+        self.marked.iter().any(|&m| m)
+    }
+
+    /// Whether the island of the constraint at `slot` is marked.
+    pub(crate) fn is_marked(&self, slot: &DirectSlot) -> bool {
+        self.marked[self.island_of[slot.node as usize] as usize]
+    }
+
 
     /// Resets the rows for a new substep: every row inactive (no Jacobian, unit
     /// compliance, so its impulse stays zero) until its constraint writes it.
@@ -616,44 +673,58 @@ impl DirectSystem {
     pub(crate) fn solve(
         &mut self,
         pass: usize,
+        which: Islands,
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
     ) {
-        for node in &self.nodes {
-            let at = node.dof_offset;
-            match node.kind {
-                NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                NodeKind::Super(s) => {
-                    let sn = &self.supers[s as usize];
-                    for r in 0..sn.rows {
-                        let mut value = self.bias[pass][sn.row_offset + r];
-                        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
-                            let v = velocities[b as usize];
-                            let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                            value += self.jacobian[j] * f64::from(v.linear.x)
-                                + self.jacobian[j + 1] * f64::from(v.linear.y)
-                                + self.jacobian[j + 2] * f64::from(v.angular);
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for i in self.islands[k].clone() {
+                let node = &self.nodes[i];
+                let at = node.dof_offset;
+                match node.kind {
+                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
+                    NodeKind::Super(s) => {
+                        let sn = &self.supers[s as usize];
+                        for r in 0..sn.rows {
+                            let mut value = self.bias[pass][sn.row_offset + r];
+                            for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+                                let v = velocities[b as usize];
+                                let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
+                                value += self.jacobian[j] * f64::from(v.linear.x)
+                                    + self.jacobian[j + 1] * f64::from(v.linear.y)
+                                    + self.jacobian[j + 2] * f64::from(v.angular);
+                            }
+                            for q in 0..sn.rows {
+                                value += self.gamma[sn.gamma_offset + r * sn.rows + q]
+                                    * self.lambda[sn.row_offset + q];
+                            }
+                            self.rhs[at + r] = value;
                         }
-                        for q in 0..sn.rows {
-                            value += self.gamma[sn.gamma_offset + r * sn.rows + q]
-                                * self.lambda[sn.row_offset + q];
-                        }
-                        self.rhs[at + r] = value;
                     }
                 }
             }
         }
-        self.substitute();
-        for node in &self.nodes {
-            if let NodeKind::Super(s) = node.kind {
-                let sn = self.supers[s as usize];
-                let x = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
-                for (r, value) in x.iter().enumerate() {
-                    self.lambda[sn.row_offset + r] += value;
+        self.substitute(which);
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for i in self.islands[k].clone() {
+                let node = &self.nodes[i];
+                if let NodeKind::Super(s) = node.kind {
+                    let sn = self.supers[s as usize];
+                    let x = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
+                    for (r, value) in x.iter().enumerate() {
+                        self.lambda[sn.row_offset + r] += value;
+                    }
                 }
             }
         }
         self.apply(
+            which,
             inverse_masses,
             |b, dv: [f64; 3], velocities: &mut [Velocity]| {
                 let v = &mut velocities[b];
@@ -670,22 +741,30 @@ impl DirectSystem {
     /// velocity.
     pub(crate) fn project(
         &mut self,
+        which: Islands,
         inverse_masses: &[InverseMass],
         poses: &mut [crate::types::Pose],
     ) {
-        for node in &self.nodes {
-            let at = node.dof_offset;
-            match node.kind {
-                NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                NodeKind::Super(s) => {
-                    let sn = &self.supers[s as usize];
-                    self.rhs[at..at + sn.rows]
-                        .copy_from_slice(&self.bias[2][sn.row_offset..sn.row_offset + sn.rows]);
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for i in self.islands[k].clone() {
+                let node = &self.nodes[i];
+                let at = node.dof_offset;
+                match node.kind {
+                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
+                    NodeKind::Super(s) => {
+                        let sn = &self.supers[s as usize];
+                        self.rhs[at..at + sn.rows]
+                            .copy_from_slice(&self.bias[2][sn.row_offset..sn.row_offset + sn.rows]);
+                    }
                 }
             }
         }
-        self.substitute();
+        self.substitute(which);
         self.apply(
+            which,
             inverse_masses,
             |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
                 let p = &mut poses[b];
@@ -700,40 +779,58 @@ impl DirectSystem {
     }
 
     /// Forward and backward substitution of `rhs` into `solution`.
-    fn substitute(&mut self) {
-        for i in 0..self.nodes.len() {
-            kernels::forward(self, i);
+    fn substitute(&mut self, which: Islands) {
+        for k in 0..self.islands.len() {
+            if which == Islands::Marked && !self.marked[k] {
+                continue;
+            }
+            let range = self.islands[k].clone();
+            for i in range.clone() {
+                kernels::forward(self, i);
+            }
+            for i in range.rev() {
+                kernels::backward(self, i);
+            }
         }
-        for i in (0..self.nodes.len()).rev() {
-            kernels::backward(self, i);
-        }
+    }
+
+    /// Whether `which` covers island `k`.
+    fn covers(&self, which: Islands, k: usize) -> bool {
+        which == Islands::All || self.marked[k]
     }
 
     /// Calls `f(body, M⁻¹ Σ Jᵀμ)` for every body of every acyclic island.
     fn apply<S: ?Sized>(
         &self,
+        which: Islands,
         inverse_masses: &[InverseMass],
         mut f: impl FnMut(usize, [f64; 3], &mut S),
         state: &mut S,
     ) {
-        for node in &self.nodes {
-            let NodeKind::Super(s) = node.kind else {
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
                 continue;
-            };
-            let sn = &self.supers[s as usize];
-            let mu = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
-            for p in 0..sn.body_count {
-                let mut sum = [0.0; 3];
-                for (r, m) in mu.iter().enumerate() {
-                    let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                    for k in 0..3 {
-                        sum[k] += self.jacobian[j + k] * m;
+            }
+            for i in self.islands[k].clone() {
+                let node = &self.nodes[i];
+                let NodeKind::Super(s) = node.kind else {
+                    continue;
+                };
+                let sn = &self.supers[s as usize];
+                let mu = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
+                for p in 0..sn.body_count {
+                    let mut sum = [0.0; 3];
+                    for (r, m) in mu.iter().enumerate() {
+                        let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
+                        for k in 0..3 {
+                            sum[k] += self.jacobian[j + k] * m;
+                        }
                     }
+                    let b = sn.bodies[p] as usize;
+                    let inv = inverse_masses[b];
+                    let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+                    f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
                 }
-                let b = sn.bodies[p] as usize;
-                let inv = inverse_masses[b];
-                let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
-                f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
             }
         }
     }
@@ -1085,7 +1182,7 @@ mod tests {
             })
             .collect();
         v[9] = Velocity::default();
-        system.solve(0, &inverse, &mut v);
+        system.solve(0, Islands::All, &inverse, &mut v);
         for (i, body) in v.iter().enumerate().take(6) {
             assert!(body.linear.y.abs() < 1e-5, "body {i}: {body:?}");
         }
@@ -1130,7 +1227,7 @@ mod tests {
         let mut v = [Velocity::default(); 2];
         v[0].linear.y = -1.0;
         v[1].linear.y = -3.0;
-        system.solve(0, &inverse, &mut v);
+        system.solve(0, Islands::All, &inverse, &mut v);
         assert!(
             v[0].linear.y.abs() < 1e-6 && v[1].linear.y.abs() < 1e-6,
             "{v:?}"

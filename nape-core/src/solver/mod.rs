@@ -384,14 +384,16 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Moves the bodies of stiff constraints whose inequality rows are violated at `poses`
     /// back onto their bounds (one non-linear Gauss–Seidel step per constraint): a limit
     /// reached during the substep holds at its end.
-    /// Returns whether any body moved.
-    fn correct_limits(&mut self, poses: &mut [Pose]) -> bool;
+    /// The first round (`first`) covers every such constraint, later ones only those of
+    /// the acyclic islands marked current in `direct`; the islands of the constraints that
+    /// moved are marked pending.
+    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool);
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
     /// into the exact solve, for the position projection.
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
-    /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve;
-    /// returns whether any constraint of an acyclic island is swept.
-    fn push_direct(&mut self, direct: &mut DirectSystem) -> bool;
+    /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
+    /// marks (pending) the islands of the swept constraints.
+    fn push_direct(&mut self, direct: &mut DirectSystem);
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -1052,17 +1054,24 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn correct_limits(&mut self, poses: &mut [Pose]) -> bool {
+    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool) {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
-            return false;
+            return;
         }
-        let mut moved = false;
         for e in &mut self.entries {
-            if e.solving && e.limited && e.settings.stiff {
-                moved |= Self::correct_entry(e, poses);
+            if !(e.solving && e.limited && e.settings.stiff) {
+                continue;
+            }
+            let again = match &e.direct {
+                Some(slot) => direct.is_marked(slot),
+                None => false,
+            };
+            if (first || again) && Self::correct_entry(e, poses) {
+                if let Some(slot) = e.direct {
+                    direct.mark(&slot);
+                }
             }
         }
-        moved
     }
 
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem) {
@@ -1100,21 +1109,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn push_direct(&mut self, direct: &mut DirectSystem) -> bool {
-        let mut swept = false;
+    fn push_direct(&mut self, direct: &mut DirectSystem) {
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
             if !e.sweep || !e.solving {
                 continue;
             }
-            swept = true;
+            direct.mark(&slot);
             for i in 0..D {
                 if e.direct_rows[i] {
                     direct.set_impulse(&slot, i, e.impulse[i]);
                 }
             }
         }
-        swept
     }
 
     fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool) {
