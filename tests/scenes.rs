@@ -225,33 +225,70 @@ fn stretched_chain_pulls_together() {
 
 // ----- bridge -------------------------------------------------------------------------
 
-/// 160 planks spanning exactly their length: an inextensible bridge cannot sag, so the sag
-/// comes from the joints' stretch. A parabola of span `L` and sag `s` is longer than `L`
-/// by `8s²/3L`; with 161 joints each open by at most `e` the sag is at most
-/// `√(3L·161e/8)`. Asserted: joints within 1 mm, sag below that bound (+ 10 %) and below
-/// 3 m.
+/// 160 planks hung between anchors 152 m apart (5 % slack), released straight (so the
+/// last joint starts 8 m open): an inextensible chain. After 2 s of closing that gap the
+/// joints end within 1 mm, and no plank ever hangs lower than the chain's length allows
+/// (its V shape: `√(80² − 76²)` ≈ 25 m). Known limit: when the swinging bridge whips
+/// through an almost straight V, its joints open transiently by up to ~2.2 m (a nearly
+/// singular, nearly taut configuration, where the substep's linearisation is poor); the
+/// bound below catches anything worse (the solver this replaced sagged by 393 m). (A taut bridge, span =
+/// length, is singular with rigid joints — it needs infinite tension to sag at all — so
+/// it is built with soft joints in `taut_soft_bridge_sags_a_little`.)
 #[test]
-fn bridge_sags_only_by_its_joints_stretch() {
+fn slack_bridge_hangs_within_its_length() {
     let planks = 160;
-    let steps = if long() { 600 } else { 180 };
-    let mut s = scenes::bridge(planks);
-    let r = run(&mut s, steps, DT);
+    let span = 152.0;
+    let steps = if long() { 1200 } else { 600 };
+    let mut s = scenes::bridge(planks, span);
+    run(&mut s, 120, DT);
+    let r = run(&mut s, steps - 120, DT);
     let sag = s
         .bodies
         .iter()
         .map(|&h| -s.space.body(h).expect("plank").position().y)
         .fold(f32::NEG_INFINITY, f32::max);
     let (max, mean) = s.error();
-    let span = planks as f32;
-    let bound = (3.0 * span * (planks + 1) as f32 * max / 8.0).sqrt() * 1.1;
+    let half = planks as f32 / 2.0;
+    let deepest = (half * half - (span / 2.0) * (span / 2.0)).sqrt();
     println!(
-        "bridge {planks} planks, {steps} steps: sag {sag:.3} m (bound from the stretch \
-         {bound:.3}), final max error {max:.2e} mean {mean:.2e}, run max {:.2e}",
+        "slack bridge {planks} planks over {span} m, {steps} steps: sag {sag:.3} m (at most \
+         {deepest:.3}), final max error {max:.2e} mean {mean:.2e}, run max after 2 s {:.2e}",
         r.max_error
     );
     assert!(max <= 1e-3, "final error {max}");
-    assert!(sag <= bound.max(0.05), "sag {sag} > {bound}");
-    assert!(sag <= 3.0, "sag {sag}");
+    assert!(r.max_error <= 2.5, "run max error {}", r.max_error);
+    assert!(sag <= deepest + 0.01, "sag {sag} > {deepest}");
+}
+
+/// Box2D's bridge, 160 planks spanning exactly their length, with soft joints (30 Hz,
+/// critically damped): it sags by its joints' stretch only — a parabola of span `L` is
+/// longer than `L` by `8s²/3L`, so with 161 joints each open by at most `e` the sag is at
+/// most `√(3L·161e/8)` — and stays in one piece.
+#[test]
+fn taut_soft_bridge_sags_a_little() {
+    let planks = 160;
+    let mut s = scenes::bridge(planks, planks as f32);
+    for &h in &s.pivots {
+        s.space
+            .set_settings(h, nape::ConstraintSettings::soft(30.0, 1.0))
+            .expect("valid settings");
+    }
+    let r = run(&mut s, 300, DT);
+    let sag = s
+        .bodies
+        .iter()
+        .map(|&h| -s.space.body(h).expect("plank").position().y)
+        .fold(f32::NEG_INFINITY, f32::max);
+    println!(
+        "taut soft bridge: sag {sag:.3} m, final max error {:.2e}, run max {:.2e}",
+        s.error().0,
+        r.max_error
+    );
+    let span = planks as f32;
+    let bound = (3.0 * span * (planks + 1) as f32 * s.error().0 / 8.0).sqrt() * 1.1;
+    assert!(s.finite());
+    assert!(sag <= bound, "sag {sag} > {bound}");
+    assert!(r.max_error <= 0.5, "run max error {}", r.max_error);
 }
 
 // ----- ragdolls -----------------------------------------------------------------------
@@ -569,6 +606,13 @@ fn reported_velocity_matches_motion() {
     for _ in 0..180 {
         s.space.step(DT);
         let next = state(&s);
+        // The fastest spin in the chain this step: the projection's corrections spread
+        // along the chain from where the curvature drift is.
+        let chain_spin = next
+            .iter()
+            .chain(&previous)
+            .map(|&(_, _, _, w)| w.abs())
+            .fold(0.0f32, f32::max);
         for (&(x0, a0, v0, w0), &(x1, a1, v1, w1)) in previous.iter().zip(&next) {
             let linear = ((x1 - x0) / DT - 0.5 * (v0 + v1)).length();
             let angular = ((a1 - a0) / DT - 0.5 * (w0 + w1)).abs();
@@ -577,7 +621,12 @@ fn reported_velocity_matches_motion() {
             worst_linear = worst_linear.max(linear);
             worst_angular = worst_angular.max(angular);
             let linear_bound = 0.5 * (v1 - v0).length() + 0.02 + 0.02 * speed;
-            let angular_bound = (w1 - w0).abs() + 0.02 + 0.02 * spin;
+            // Plus the position projection's share: it removes the drift a linear step
+            // leaves on the curved constraint manifold, about (ω·h)²/2 per substep, i.e.
+            // ω²·h/2 per second, without changing a velocity.
+            let h = DT / nape::Space::new().substeps as f32;
+            let angular_bound =
+                (w1 - w0).abs() + 0.02 + 0.02 * spin + 0.5 * chain_spin * chain_spin * h;
             worst_linear_excess = worst_linear_excess.max(linear - linear_bound);
             worst_angular_excess = worst_angular_excess.max(angular - angular_bound);
         }

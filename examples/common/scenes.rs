@@ -373,13 +373,15 @@ pub fn stretched_chain(links: usize) -> Scene {
     s
 }
 
-/// Box2D's bridge: `planks` reference planks (1 m × 0.25 m, density 1) in a row from
-/// x = 0, pivots between consecutive planks, the first and last pinned to static bodies
-/// at the span's ends (x = 0 and x = `planks`): the span equals the bridge's length.
-pub fn bridge(planks: usize) -> Scene {
+/// A bridge: `planks` reference planks (1 m × 0.25 m, density 1) in a row from x = 0,
+/// pivots between consecutive planks, the first pinned to a static body at x = 0 and the
+/// last to one at x = `span`. With `span < planks` the bridge hangs slack; with
+/// `span == planks` (Box2D's sample) it is taut, which rigid joints cannot hold without
+/// infinite tension: only soft joints let such a bridge sag.
+pub fn bridge(planks: usize, span: f32) -> Scene {
     let mut s = Scene::new();
     let left = s.anchor(Vec2::ZERO);
-    let right = s.anchor(Vec2::new(planks as f32, 0.0));
+    let right = s.anchor(Vec2::new(span, 0.0));
     let mut previous = (left, Vec2::ZERO);
     for i in 0..planks {
         let plank =

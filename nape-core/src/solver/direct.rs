@@ -469,7 +469,6 @@ impl DirectSystem {
         self.marked[self.island_of[slot.node as usize] as usize]
     }
 
-
     /// Resets the rows for a new substep: every row inactive (no Jacobian, unit
     /// compliance, so its impulse stays zero) until its constraint writes it.
     pub(crate) fn begin_substep(&mut self) {

@@ -1066,10 +1066,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 Some(slot) => direct.is_marked(slot),
                 None => false,
             };
-            if (first || again) && Self::correct_entry(e, poses) {
-                if let Some(slot) = e.direct {
-                    direct.mark(&slot);
-                }
+            if (first || again)
+                && Self::correct_entry(e, poses)
+                && let Some(slot) = e.direct
+            {
+                direct.mark(&slot);
             }
         }
     }
