@@ -379,18 +379,34 @@ impl Body {
     pub fn validate(&self) -> Result<(), Error> {
         let p = self.pose.position;
         if !(p.is_finite() && p.abs().max_element() <= MAX_COORDINATE) {
-            return Err(invalid("position", p, format!("finite, each coordinate at most {MAX_COORDINATE:e}")));
+            return Err(invalid(
+                "position",
+                p,
+                format!("finite, each coordinate at most {MAX_COORDINATE:e}"),
+            ));
         }
         let angle = self.pose.angle;
         if !(angle.is_finite() && angle.abs() <= MAX_COORDINATE) {
-            return Err(invalid("angle", angle, format!("finite, at most {MAX_COORDINATE:e}")));
+            return Err(invalid(
+                "angle",
+                angle,
+                format!("finite, at most {MAX_COORDINATE:e}"),
+            ));
         }
         let v = self.velocity;
         if !(v.linear.is_finite() && v.linear.length() <= MAX_SPEED) {
-            return Err(invalid("velocity", v.linear, format!("finite, at most {MAX_SPEED:e} long")));
+            return Err(invalid(
+                "velocity",
+                v.linear,
+                format!("finite, at most {MAX_SPEED:e} long"),
+            ));
         }
         if !(v.angular.is_finite() && v.angular.abs() <= MAX_SPEED) {
-            return Err(invalid("angular velocity", v.angular, format!("finite, at most {MAX_SPEED:e}")));
+            return Err(invalid(
+                "angular velocity",
+                v.angular,
+                format!("finite, at most {MAX_SPEED:e}"),
+            ));
         }
         if !(self.force.is_finite() && self.torque.is_finite()) {
             return Err(Error::InvalidBody(format!(
@@ -404,10 +420,18 @@ impl Body {
             let linear = self.force.length() * inverse.mass;
             let angular = self.torque.abs() * inverse.inertia;
             if !(linear <= MAX_ACCELERATION) {
-                return Err(invalid("force", self.force, format!("at most {MAX_ACCELERATION:e}·mass long")));
+                return Err(invalid(
+                    "force",
+                    self.force,
+                    format!("at most {MAX_ACCELERATION:e}·mass long"),
+                ));
             }
             if !(angular <= MAX_ACCELERATION) {
-                return Err(invalid("torque", self.torque, format!("at most {MAX_ACCELERATION:e}·inertia")));
+                return Err(invalid(
+                    "torque",
+                    self.torque,
+                    format!("at most {MAX_ACCELERATION:e}·inertia"),
+                ));
             }
         }
         Ok(())

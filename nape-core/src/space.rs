@@ -160,7 +160,10 @@ impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Snapshot")
             .field("bodies", &self.body_count)
-            .field("constraints", &self.stores.iter().map(|s| s.len()).sum::<usize>())
+            .field(
+                "constraints",
+                &self.stores.iter().map(|s| s.len()).sum::<usize>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -1242,7 +1245,11 @@ impl Space {
         };
         crate::limits::check_vector("gravity", self.gravity, MAX_ACCELERATION)?;
         count("substeps", self.substeps, MAX_SUBSTEPS)?;
-        count("velocity_iterations", self.velocity_iterations, MAX_ITERATIONS)?;
+        count(
+            "velocity_iterations",
+            self.velocity_iterations,
+            MAX_ITERATIONS,
+        )?;
         count("relax_iterations", self.relax_iterations, MAX_ITERATIONS)?;
         positive("joint_hertz", self.joint_hertz, f32::INFINITY)?;
         if !(0.0..=1e6).contains(&self.joint_damping_ratio) {

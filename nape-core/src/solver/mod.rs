@@ -1275,7 +1275,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn list(&self, out: &mut Vec<(ConstraintId, Vec<usize>)>) {
-        out.extend(self.entries.iter().map(|e| (self.id_of(e), e.bodies.to_vec())));
+        out.extend(
+            self.entries
+                .iter()
+                .map(|e| (self.id_of(e), e.bodies.to_vec())),
+        );
     }
 
     fn state_bits(&self, out: &mut dyn FnMut(u32)) {
