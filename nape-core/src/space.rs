@@ -1372,7 +1372,17 @@ impl Space {
                 if !(v.linear.is_finite() && v.angular.is_finite()) {
                     *v = Velocity::default();
                 }
-                body.set_state(self.poses[i], *v);
+                let p = self.poses[i];
+                let inside = p.position.abs().max_element() <= crate::limits::MAX_COORDINATE
+                    && p.angle.abs() <= crate::limits::MAX_COORDINATE;
+                if inside && p.cos.is_finite() && p.sin.is_finite() {
+                    body.set_state(p, *v);
+                } else {
+                    // A position correction gone non-finite or out of range (an infinite
+                    // inverse times a zero inverse mass, a projection that flung the body):
+                    // the body stays where it was, at rest.
+                    body.set_state(body.pose(), Velocity::default());
+                }
             }
             body.clear_forces();
         }
