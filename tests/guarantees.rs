@@ -150,7 +150,8 @@ fn step_panics_on_a_bad_dt() {
 #[test]
 fn bad_space_settings_are_refused_by_try_step() {
     let (mut space, _, _) = pendulum();
-    let cases: [(&str, fn(&mut Space)); 10] = [
+    type Breaker = fn(&mut Space);
+    let cases: [(&str, Breaker); 10] = [
         ("gravity", |s| s.gravity = Vec2::new(0.0, -1e30)),
         ("gravity", |s| s.gravity = Vec2::new(f32::NAN, 0.0)),
         ("substeps", |s| s.substeps = 100_000),

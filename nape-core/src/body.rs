@@ -419,14 +419,14 @@ impl Body {
             let inverse = self.inverse_mass();
             let linear = self.force.length() * inverse.mass;
             let angular = self.torque.abs() * inverse.inertia;
-            if !(linear <= MAX_ACCELERATION) {
+            if linear > MAX_ACCELERATION {
                 return Err(invalid(
                     "force",
                     self.force,
                     format!("at most {MAX_ACCELERATION:e}·mass long"),
                 ));
             }
-            if !(angular <= MAX_ACCELERATION) {
+            if angular > MAX_ACCELERATION {
                 return Err(invalid(
                     "torque",
                     self.torque,
