@@ -404,9 +404,9 @@ fn line_joint_on_a_static_rail_holds_the_line_and_the_range() {
             .unwrap()
             .pose()
             .rotate(joint.direction.normalize());
-        let b = space.body_mut(slider).unwrap();
+        let mut b = space.body_mut(slider).unwrap();
         let at = b.position() - p * n.perp();
-        b.set_position(at);
+        b.set_position(at).unwrap();
     }
     space.add_constraint(joint).unwrap();
     // Down the rail under gravity, with a sideways push.

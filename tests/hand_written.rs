@@ -271,7 +271,8 @@ fn hand_rope_limit_pulls_but_never_pushes() {
     space
         .body_mut(bob)
         .unwrap()
-        .set_velocity(Vec2::new(0.0, 5.0));
+        .set_velocity(Vec2::new(0.0, 5.0))
+        .unwrap();
     space.gravity = Vec2::ZERO;
     space.step(1.0 / 60.0);
     let v = space.body(bob).unwrap().velocity();

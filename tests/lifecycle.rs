@@ -61,9 +61,9 @@ where
     let mut worst = 0.0f32;
     for step in 0..steps {
         for &(b, v, w) in kick {
-            let body = space.body_mut(b).unwrap();
-            body.set_velocity(v);
-            body.set_angular_velocity(w);
+            let mut body = space.body_mut(b).unwrap();
+            body.set_velocity(v).unwrap();
+            body.set_angular_velocity(w).unwrap();
         }
         let bodies = space.constraint_bodies(h).unwrap();
         let before: Vec<(Vec2, f32)> = bodies
@@ -363,7 +363,8 @@ fn break_under_error_deactivates_a_pulled_apart_joint_and_keeps_its_handle() {
     space
         .body_mut(d)
         .unwrap()
-        .set_position(Vec2::new(0.0, -2.0));
+        .set_position(Vec2::new(0.0, -2.0))
+        .unwrap();
     space.step(DT);
     let events = space.broken_constraints().to_vec();
     assert_eq!(events.len(), 1);
@@ -393,9 +394,9 @@ fn break_under_error_deactivates_a_pulled_apart_joint_and_keeps_its_handle() {
     assert_eq!(space.impulse(h).unwrap(), [0.0; 2]);
     // Put the body back and reactivate: it holds again.
     {
-        let body = space.body_mut(d).unwrap();
-        body.set_position(Vec2::new(0.0, -1.0));
-        body.set_velocity(Vec2::ZERO);
+        let mut body = space.body_mut(d).unwrap();
+        body.set_position(Vec2::new(0.0, -1.0)).unwrap();
+        body.set_velocity(Vec2::ZERO).unwrap();
     }
     space
         .set_settings(

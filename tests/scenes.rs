@@ -323,7 +323,8 @@ fn ragdoll_thrown() {
     s.space
         .body_mut(doll.right_hand)
         .expect("hand")
-        .set_angular_velocity(20.0);
+        .set_angular_velocity(20.0)
+        .expect("finite spin");
     let r = run(&mut s, 120, DT);
     assert_ragdoll_bounds("ragdoll thrown", &r);
     assert!(
@@ -693,7 +694,8 @@ fn add_loop(s: &mut Scene, origin: Vec2) -> Vec<BodyHandle> {
     s.space
         .body_mut(corners[2])
         .expect("corner")
-        .set_velocity(Vec2::new(3.0, 0.0));
+        .set_velocity(Vec2::new(3.0, 0.0))
+        .expect("finite velocity");
     corners
 }
 

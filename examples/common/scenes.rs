@@ -301,10 +301,11 @@ impl Scene {
         spin: f32,
     ) {
         for &h in bodies {
-            let b = self.space.body_mut(h).expect("body");
+            let mut b = self.space.body_mut(h).expect("body");
             let r = b.position() - centre;
-            b.set_velocity(velocity + spin * Vec2::new(-r.y, r.x));
-            b.set_angular_velocity(spin);
+            b.set_velocity(velocity + spin * Vec2::new(-r.y, r.x))
+                .expect("finite velocity");
+            b.set_angular_velocity(spin).expect("finite spin");
         }
     }
 }

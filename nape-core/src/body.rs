@@ -6,6 +6,9 @@
 use glam::Vec2;
 
 use crate::error::Error;
+use crate::limits::{
+    MAX_ACCELERATION, MAX_COORDINATE, MAX_INERTIA, MAX_MASS, MAX_SPEED, MIN_INERTIA, MIN_MASS,
+};
 pub use crate::types::BodyHandle;
 use crate::types::{InverseMass, Pose, Velocity};
 
@@ -343,8 +346,10 @@ impl Body {
     /// kinematic bodies).
     ///
     /// # Errors
-    /// [`Error::InvalidBody`] unless `mass` is finite and positive and `inertia` positive
-    /// (possibly infinite); the body is unchanged then.
+    /// [`Error::InvalidBody`] unless `mass` is in
+    /// [`MIN_MASS`](crate::limits::MIN_MASS)` ..= `[`MAX_MASS`](crate::limits::MAX_MASS)
+    /// and `inertia` in [`MIN_INERTIA`](crate::limits::MIN_INERTIA)` ..=
+    /// `[`MAX_INERTIA`](crate::limits::MAX_INERTIA) or infinite; the body is unchanged then.
     pub fn set_mass_properties(&mut self, mass: f32, inertia: f32) -> Result<(), Error> {
         check_mass(mass, inertia)?;
         self.mass = mass;
@@ -361,26 +366,47 @@ impl Body {
         self.velocity = velocity;
     }
 
-    /// Checks that the body can be simulated.
+    /// Checks that the body can be simulated: every number finite and inside the ranges
+    /// of [`limits`](crate::limits).
     ///
     /// # Errors
-    /// [`Error::InvalidBody`] for a NaN or infinite position, angle or velocity, a
-    /// non-finite force, or (dynamic bodies) a mass that is not finite and positive or an
-    /// inertia that is not positive.
+    /// [`Error::InvalidBody`] naming the first value out of range: the position (each
+    /// coordinate at most [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE)) or angle,
+    /// the linear or angular velocity (at most [`MAX_SPEED`](crate::limits::MAX_SPEED)),
+    /// a force or torque that is not finite or (dynamic bodies) would accelerate the body
+    /// by more than [`MAX_ACCELERATION`](crate::limits::MAX_ACCELERATION), or (dynamic
+    /// bodies) a mass or inertia outside its range.
     pub fn validate(&self) -> Result<(), Error> {
         let p = self.pose.position;
-        if !(p.is_finite() && self.pose.angle.is_finite()) {
-            return Err(Error::InvalidBody(format!(
-                "position and angle must be finite (got {p}, {})",
-                self.pose.angle
-            )));
+        if !(p.is_finite() && p.abs().max_element() <= MAX_COORDINATE) {
+            return Err(invalid(
+                "position",
+                p,
+                format!("finite, each coordinate at most {MAX_COORDINATE:e}"),
+            ));
+        }
+        let angle = self.pose.angle;
+        if !(angle.is_finite() && angle.abs() <= MAX_COORDINATE) {
+            return Err(invalid(
+                "angle",
+                angle,
+                format!("finite, at most {MAX_COORDINATE:e}"),
+            ));
         }
         let v = self.velocity;
-        if !(v.linear.is_finite() && v.angular.is_finite()) {
-            return Err(Error::InvalidBody(format!(
-                "velocity must be finite (got {}, {})",
-                v.linear, v.angular
-            )));
+        if !(v.linear.is_finite() && v.linear.length() <= MAX_SPEED) {
+            return Err(invalid(
+                "velocity",
+                v.linear,
+                format!("finite, at most {MAX_SPEED:e} long"),
+            ));
+        }
+        if !(v.angular.is_finite() && v.angular.abs() <= MAX_SPEED) {
+            return Err(invalid(
+                "angular velocity",
+                v.angular,
+                format!("finite, at most {MAX_SPEED:e}"),
+            ));
         }
         if !(self.force.is_finite() && self.torque.is_finite()) {
             return Err(Error::InvalidBody(format!(
@@ -390,23 +416,166 @@ impl Body {
         }
         if self.is_dynamic() {
             check_mass(self.mass, self.inertia)?;
+            let inverse = self.inverse_mass();
+            let linear = self.force.length() * inverse.mass;
+            let angular = self.torque.abs() * inverse.inertia;
+            if linear > MAX_ACCELERATION {
+                return Err(invalid(
+                    "force",
+                    self.force,
+                    format!("at most {MAX_ACCELERATION:e}·mass long"),
+                ));
+            }
+            if angular > MAX_ACCELERATION {
+                return Err(invalid(
+                    "torque",
+                    self.torque,
+                    format!("at most {MAX_ACCELERATION:e}·inertia"),
+                ));
+            }
         }
         Ok(())
     }
 }
 
+fn invalid(what: &str, value: impl std::fmt::Display, range: String) -> Error {
+    Error::InvalidBody(format!("`{what}` must be {range} (got {value})"))
+}
+
 fn check_mass(mass: f32, inertia: f32) -> Result<(), Error> {
-    if !(mass.is_finite() && mass > 0.0) {
+    if !(MIN_MASS..=MAX_MASS).contains(&mass) {
         return Err(Error::InvalidBody(format!(
-            "a dynamic body's mass must be finite and > 0 (got {mass})"
+            "a dynamic body's mass must be in {MIN_MASS:e} ..= {MAX_MASS:e} (got {mass})"
         )));
     }
-    if inertia.is_nan() || inertia <= 0.0 {
+    if !((MIN_INERTIA..=MAX_INERTIA).contains(&inertia) || inertia == f32::INFINITY) {
         return Err(Error::InvalidBody(format!(
-            "a dynamic body's inertia must be > 0, possibly infinite (got {inertia})"
+            "a dynamic body's inertia must be in {MIN_INERTIA:e} ..= {MAX_INERTIA:e} or infinite (got {inertia})"
         )));
     }
     Ok(())
+}
+
+/// Checked write access to a body of a [`Space`](crate::Space), from
+/// [`Space::body_mut`](crate::Space::body_mut). Reads go through to the [`Body`]
+/// (`Deref`); every change is validated as [`Body::validate`] validates a new body, and a
+/// refused change leaves the body as it was, so nothing non-finite or out of range reaches
+/// the solver.
+#[derive(Debug)]
+pub struct BodyMut<'a> {
+    body: &'a mut Body,
+}
+
+impl std::ops::Deref for BodyMut<'_> {
+    type Target = Body;
+
+    fn deref(&self) -> &Body {
+        self.body
+    }
+}
+
+impl<'a> BodyMut<'a> {
+    pub(crate) fn new(body: &'a mut Body) -> Self {
+        Self { body }
+    }
+
+    /// Applies `change` to a copy, validates it and keeps it only if it is valid.
+    fn change(&mut self, change: impl FnOnce(&mut Body)) -> Result<(), Error> {
+        let mut changed = self.body.clone();
+        change(&mut changed);
+        changed.validate()?;
+        *self.body = changed;
+        Ok(())
+    }
+
+    /// [`Body::set_position`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn set_position(&mut self, position: Vec2) -> Result<(), Error> {
+        self.change(|b| b.set_position(position))
+    }
+
+    /// [`Body::set_angle`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn set_angle(&mut self, angle: f32) -> Result<(), Error> {
+        self.change(|b| b.set_angle(angle))
+    }
+
+    /// [`Body::set_velocity`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn set_velocity(&mut self, velocity: Vec2) -> Result<(), Error> {
+        self.change(|b| b.set_velocity(velocity))
+    }
+
+    /// [`Body::set_angular_velocity`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn set_angular_velocity(&mut self, angular_velocity: f32) -> Result<(), Error> {
+        self.change(|b| b.set_angular_velocity(angular_velocity))
+    }
+
+    /// [`Body::apply_force`], validated (the accumulated force, too).
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn apply_force(&mut self, force: Vec2) -> Result<(), Error> {
+        self.change(|b| b.apply_force(force))
+    }
+
+    /// [`Body::apply_force_at`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) -> Result<(), Error> {
+        if !point.is_finite() {
+            return Err(invalid("point", point, "finite".to_string()));
+        }
+        self.change(|b| b.apply_force_at(force, point))
+    }
+
+    /// [`Body::apply_torque`], validated.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
+    pub fn apply_torque(&mut self, torque: f32) -> Result<(), Error> {
+        self.change(|b| b.apply_torque(torque))
+    }
+
+    /// [`Body::apply_impulse`], validated (the resulting velocity).
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] for a non-finite impulse or a resulting velocity out of
+    /// range; the body is unchanged.
+    pub fn apply_impulse(&mut self, impulse: Vec2) -> Result<(), Error> {
+        if !impulse.is_finite() {
+            return Err(invalid("impulse", impulse, "finite".to_string()));
+        }
+        self.change(|b| b.apply_impulse(impulse))
+    }
+
+    /// [`Body::clear_forces`].
+    pub fn clear_forces(&mut self) {
+        self.body.clear_forces();
+    }
+
+    /// [`Body::set_mass_properties`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidBody`] for a mass or inertia out of range, or one that would make
+    /// the accumulated force exceed its acceleration limit; the body is unchanged.
+    pub fn set_mass_properties(&mut self, mass: f32, inertia: f32) -> Result<(), Error> {
+        let mut changed = self.body.clone();
+        changed.set_mass_properties(mass, inertia)?;
+        changed.validate()?;
+        *self.body = changed;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

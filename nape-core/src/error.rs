@@ -31,6 +31,21 @@ pub enum Error {
     ///
     /// [`SharedSlots::MAX_SLOTS`]: crate::SharedSlots::MAX_SLOTS
     TooManyBodies(usize),
+    /// A number given to the space is NaN, infinite or outside the range the solver
+    /// accepts (see [`limits`](crate::limits)): a body's velocity, a force, `dt`,
+    /// `gravity`, a space setting.
+    InvalidValue {
+        /// What the value is, e.g. `"dt"` or `"velocity"`.
+        what: &'static str,
+        /// The value, formatted.
+        value: String,
+        /// The accepted range, in words.
+        range: String,
+    },
+    /// The constraint could never move a dynamic body: its effective mass is zero, or not
+    /// finite, at the bodies' poses and at every probe pose (e.g. an `AngleJoint` of ratio
+    /// 0 whose first body is static, or anchors so far out that `K` overflows `f32`).
+    DegenerateConstraint(String),
 }
 
 impl std::fmt::Display for Error {
@@ -52,6 +67,10 @@ impl std::fmt::Display for Error {
                 "a constraint may have at most {} body slots (got {n})",
                 crate::SharedSlots::MAX_SLOTS
             ),
+            Self::InvalidValue { what, value, range } => {
+                write!(f, "invalid `{what}`: got {value}, accepted: {range}")
+            }
+            Self::DegenerateConstraint(reason) => write!(f, "degenerate constraint: {reason}"),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use glam::Vec2;
 
-use crate::body::{Body, BodyHandle, BodyKind};
+use crate::body::{Body, BodyHandle, BodyKind, BodyMut};
 use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::draw::DrawPrimitive;
 use crate::error::Error;
@@ -110,6 +110,64 @@ struct BodySlot {
     body: Option<Body>,
 }
 
+/// One constraint of a space, as listed by [`Space::constraints`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstraintInfo {
+    /// Its id (recover the typed handle with [`Space::typed_handle`]).
+    pub id: ConstraintId,
+    /// Its type's [`Constraint::NAME`].
+    pub type_name: &'static str,
+    /// Its distinct bodies, in slot order.
+    pub bodies: Vec<BodyHandle>,
+}
+
+/// A deep copy of a [`Space`], taken by [`Space::snapshot`] and put back by
+/// [`Space::restore`] or [`Space::from_snapshot`]. Cheap to clone (as cheap as the space).
+pub struct Snapshot {
+    id: u32,
+    gravity: Vec2,
+    substeps: u32,
+    velocity_iterations: u32,
+    relax_iterations: u32,
+    direct_solve: bool,
+    joint_hertz: f32,
+    joint_damping_ratio: f32,
+    max_linear_speed: f32,
+    bodies: Vec<(u32, Option<Body>)>,
+    free_bodies: Vec<u32>,
+    body_count: usize,
+    stores: Vec<Box<dyn ErasedStore>>,
+    store_of: HashMap<TypeId, u32>,
+    broken: Vec<BreakEvent>,
+    faulty: Vec<ConstraintId>,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        Self {
+            bodies: self.bodies.clone(),
+            free_bodies: self.free_bodies.clone(),
+            stores: self.stores.iter().map(|s| s.clone_box()).collect(),
+            store_of: self.store_of.clone(),
+            broken: self.broken.clone(),
+            faulty: self.faulty.clone(),
+            ..*self
+        }
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("bodies", &self.body_count)
+            .field(
+                "constraints",
+                &self.stores.iter().map(|s| s.len()).sum::<usize>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
 /// A physics world: bodies, constraints between them, and [`step`](Space::step).
 ///
 /// Bodies and constraints are addressed by generational handles. The solver keeps one
@@ -162,6 +220,8 @@ pub struct Space {
     stores: Vec<Box<dyn ErasedStore>>,
     store_of: HashMap<TypeId, u32>,
     broken: Vec<BreakEvent>,
+    /// Constraints found non-finite at the end of the last step.
+    faulty: Vec<ConstraintId>,
 }
 
 impl Default for Space {
@@ -213,6 +273,7 @@ impl Space {
             stores: Vec::new(),
             store_of: HashMap::new(),
             broken: Vec::new(),
+            faulty: Vec::new(),
         }
     }
 
@@ -276,15 +337,21 @@ impl Space {
         self.bodies[i].body.as_ref().ok_or(Error::StaleBody)
     }
 
-    /// The body `h` names, mutably. Changes take effect at the next step; they are not
-    /// validated (keep them finite).
+    /// Checked write access to the body `h` names: every change through the returned
+    /// [`BodyMut`] is validated (finite, inside the [`limits`](crate::limits)) and a
+    /// refused change leaves the body as it was. Changes take effect at the next step.
     ///
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`].
-    pub fn body_mut(&mut self, h: BodyHandle) -> Result<&mut Body, Error> {
-        self.topology_changed = true;
+    pub fn body_mut(&mut self, h: BodyHandle) -> Result<BodyMut<'_>, Error> {
         let i = self.body_index(h)?;
-        self.bodies[i].body.as_mut().ok_or(Error::StaleBody)
+        // A change of mass may change which constraints are solved exactly.
+        self.topology_changed = true;
+        self.bodies[i]
+            .body
+            .as_mut()
+            .map(BodyMut::new)
+            .ok_or(Error::StaleBody)
     }
 
     /// Removes a body **and every constraint attached to it** (their handles become
@@ -320,28 +387,31 @@ impl Space {
     /// Adds `force` at the body's centre of mass for the next step.
     ///
     /// # Errors
-    /// [`Error::StaleBody`] or [`Error::ForeignBody`].
+    /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
+    /// that is not finite or would take the body out of the [`limits`](crate::limits) (the
+    /// body is unchanged then).
     pub fn apply_force(&mut self, h: BodyHandle, force: Vec2) -> Result<(), Error> {
-        self.body_mut(h)?.apply_force(force);
-        Ok(())
+        self.body_mut(h)?.apply_force(force)
     }
 
     /// Adds `torque` to the body for the next step.
     ///
     /// # Errors
-    /// [`Error::StaleBody`] or [`Error::ForeignBody`].
+    /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
+    /// that is not finite or would take the body out of the [`limits`](crate::limits) (the
+    /// body is unchanged then).
     pub fn apply_torque(&mut self, h: BodyHandle, torque: f32) -> Result<(), Error> {
-        self.body_mut(h)?.apply_torque(torque);
-        Ok(())
+        self.body_mut(h)?.apply_torque(torque)
     }
 
     /// Applies an instantaneous impulse at the body's centre of mass.
     ///
     /// # Errors
-    /// [`Error::StaleBody`] or [`Error::ForeignBody`].
+    /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
+    /// that is not finite or would take the body out of the [`limits`](crate::limits) (the
+    /// body is unchanged then).
     pub fn apply_impulse(&mut self, h: BodyHandle, impulse: Vec2) -> Result<(), Error> {
-        self.body_mut(h)?.apply_impulse(impulse);
-        Ok(())
+        self.body_mut(h)?.apply_impulse(impulse)
     }
 
     /// The live bodies and their handles.
@@ -438,7 +508,59 @@ impl Space {
         if !dynamic {
             return Err(Error::NoDynamicBody);
         }
+        self.check_effective::<T, D, B>(constraint, &bodies)?;
         Ok(bodies)
+    }
+
+    /// Refuses a constraint that could never move a dynamic body: one whose effective mass
+    /// has no finite positive diagonal entry at the bodies' poses nor at two probe poses
+    /// (each slot moved and turned by amounts that differ from slot to slot, so that no
+    /// geometric coincidence of the current poses survives). A joint of a body to itself,
+    /// a gear of ratio 0 against a static body, or anchors so far out that `K` overflows
+    /// are refused; a joint that is merely singular at the current poses (coincident
+    /// anchors) is accepted.
+    fn check_effective<T: Constraint<D, B>, const D: usize, const B: usize>(
+        &self,
+        constraint: &T,
+        bodies: &[usize; B],
+    ) -> Result<(), Error> {
+        let inverse: [InverseMass; B] = std::array::from_fn(|s| {
+            self.bodies[bodies[s]]
+                .body
+                .as_ref()
+                .map_or(InverseMass::default(), Body::inverse_mass)
+        });
+        let shared = SharedSlots::find(bodies);
+        let current: [Pose; B] = std::array::from_fn(|s| {
+            self.bodies[bodies[s]]
+                .body
+                .as_ref()
+                .map_or(Pose::default(), Body::pose)
+        });
+        for probe in 0..3u8 {
+            let poses: [Pose; B] = std::array::from_fn(|s| {
+                if probe == 0 {
+                    return current[s];
+                }
+                let k = (s + 1) as f32 * f32::from(probe);
+                let p = current[s];
+                Pose::new(
+                    p.position + Vec2::new(0.37 * k, -0.61 * k + 0.13),
+                    p.angle + 0.7 * k + 0.29,
+                )
+            });
+            let jacobian = constraint.jacobian(&poses);
+            let k = constraint.effective_mass(&jacobian, &inverse, shared);
+            let finite = k.iter().flatten().all(|x| x.is_finite());
+            if finite && (0..D).any(|i| k[i][i] > 0.0) {
+                return Ok(());
+            }
+        }
+        Err(Error::DegenerateConstraint(format!(
+            "{}: its effective mass K = J M⁻¹ Jᵀ is zero or not finite at every probe pose, \
+             so it could never move a dynamic body",
+            T::NAME
+        )))
     }
 
     /// The index of `T`'s store, created on first use.
@@ -851,6 +973,193 @@ impl Space {
         Ok(())
     }
 
+    /// The constraints found non-finite at the end of the last step: a hand-written
+    /// [`Constraint`] whose error, effective mass or impulse was NaN or infinite. Each was
+    /// contained (it applied nothing non-finite to its bodies, whose other constraints
+    /// and neighbours are untouched) and its warm start cleared; it stays in the space
+    /// and is tried again at the next step. Cleared at the start of every step.
+    #[must_use]
+    pub fn faulty_constraints(&self) -> &[ConstraintId] {
+        &self.faulty
+    }
+
+    /// Every constraint of the space: its id, its type's [`Constraint::NAME`] and its
+    /// distinct bodies in slot order; by type name, then in the order of each type's
+    /// storage.
+    pub fn constraints(&self) -> impl Iterator<Item = ConstraintInfo> + use<> {
+        let mut order: Vec<usize> = (0..self.stores.len()).collect();
+        order.sort_by_key(|&s| self.stores[s].name());
+        let mut out = Vec::with_capacity(self.constraint_count());
+        let mut listed = Vec::new();
+        for s in order {
+            listed.clear();
+            self.stores[s].list(&mut listed);
+            let type_name = self.stores[s].name();
+            for (id, slots) in &listed {
+                let mut bodies: Vec<BodyHandle> = Vec::with_capacity(slots.len());
+                for &i in slots {
+                    let h = self.body_handle_at(i);
+                    if !bodies.contains(&h) {
+                        bodies.push(h);
+                    }
+                }
+                out.push(ConstraintInfo {
+                    id: *id,
+                    type_name,
+                    bodies,
+                });
+            }
+        }
+        out.into_iter()
+    }
+
+    /// The pose of every live body with its handle, in slot order: one pass over the
+    /// space's body storage, no lookup per body (for rendering).
+    pub fn body_poses(&self) -> impl Iterator<Item = (BodyHandle, Pose)> + '_ {
+        self.bodies().map(|(h, b)| (h, b.pose()))
+    }
+
+    /// A 64-bit hash (FNV-1a) of everything that decides the next step: every body's
+    /// handle, kind, pose, velocity, accumulated force and mass, every constraint's id,
+    /// activity and warm-start impulse, and the space's settings. Two spaces with the
+    /// same hash continue identically (up to hash collisions); it is the same on every
+    /// run and platform with IEEE `f32` (no random seed), so peers of a networked game can
+    /// compare it to detect a desync.
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |x: u32| {
+            for byte in x.to_le_bytes() {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        for x in [
+            self.gravity.x.to_bits(),
+            self.gravity.y.to_bits(),
+            self.substeps,
+            self.velocity_iterations,
+            self.relax_iterations,
+            u32::from(self.direct_solve),
+            self.joint_hertz.to_bits(),
+            self.joint_damping_ratio.to_bits(),
+            self.max_linear_speed.to_bits(),
+        ] {
+            feed(x);
+        }
+        for (h, b) in self.bodies() {
+            let p = b.pose();
+            for x in [
+                h.index,
+                h.generation,
+                b.kind() as u32,
+                p.position.x.to_bits(),
+                p.position.y.to_bits(),
+                p.angle.to_bits(),
+                p.cos.to_bits(),
+                p.sin.to_bits(),
+                b.velocity().x.to_bits(),
+                b.velocity().y.to_bits(),
+                b.angular_velocity().to_bits(),
+                b.force().x.to_bits(),
+                b.force().y.to_bits(),
+                b.torque().to_bits(),
+                b.mass().to_bits(),
+                b.inertia().to_bits(),
+            ] {
+                feed(x);
+            }
+        }
+        let mut order: Vec<usize> = (0..self.stores.len()).collect();
+        order.sort_by_key(|&s| self.stores[s].name());
+        for s in order {
+            for byte in self.stores[s].name().bytes() {
+                feed(u32::from(byte));
+            }
+            self.stores[s].state_bits(&mut feed);
+        }
+        hash
+    }
+
+    /// A deep copy of the whole space (bodies, constraints of every type with their
+    /// settings and warm starts, the space's settings, the handle tables), from which
+    /// [`restore`](Self::restore) makes the space continue bit for bit as this one would
+    /// have: rollback for networked games.
+    #[must_use]
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            id: self.id,
+            gravity: self.gravity,
+            substeps: self.substeps,
+            velocity_iterations: self.velocity_iterations,
+            relax_iterations: self.relax_iterations,
+            direct_solve: self.direct_solve,
+            joint_hertz: self.joint_hertz,
+            joint_damping_ratio: self.joint_damping_ratio,
+            max_linear_speed: self.max_linear_speed,
+            bodies: self
+                .bodies
+                .iter()
+                .map(|slot| (slot.generation, slot.body.clone()))
+                .collect(),
+            free_bodies: self.free_bodies.clone(),
+            body_count: self.body_count,
+            stores: self.stores.iter().map(|s| s.clone_box()).collect(),
+            store_of: self.store_of.clone(),
+            broken: self.broken.clone(),
+            faulty: self.faulty.clone(),
+        }
+    }
+
+    /// Puts the space back in the state of `snapshot`. The space takes the snapshot's
+    /// identity: every handle that was valid in the space the snapshot was taken from, at
+    /// that time, is valid again (restoring into the same space, the usual rollback,
+    /// keeps its identity). The islands are recomputed at the next step, which gives the
+    /// same result as the space the snapshot was taken from.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        *self = Self::from_snapshot(snapshot);
+    }
+
+    /// A new space in the state of `snapshot`, with the identity of the space it was taken
+    /// from (see [`restore`](Self::restore)): the two accept each other's handles.
+    #[must_use]
+    pub fn from_snapshot(snapshot: &Snapshot) -> Self {
+        let n = snapshot.bodies.len();
+        Self {
+            id: snapshot.id,
+            gravity: snapshot.gravity,
+            substeps: snapshot.substeps,
+            velocity_iterations: snapshot.velocity_iterations,
+            relax_iterations: snapshot.relax_iterations,
+            direct_solve: snapshot.direct_solve,
+            joint_hertz: snapshot.joint_hertz,
+            joint_damping_ratio: snapshot.joint_damping_ratio,
+            max_linear_speed: snapshot.max_linear_speed,
+            direct: DirectSystem::default(),
+            topology_changed: true,
+            direct_built: false,
+            store_order: Vec::new(),
+            links: Vec::new(),
+            bodies: snapshot
+                .bodies
+                .iter()
+                .map(|(generation, body)| BodySlot {
+                    generation: *generation,
+                    body: body.clone(),
+                })
+                .collect(),
+            free_bodies: snapshot.free_bodies.clone(),
+            body_count: snapshot.body_count,
+            poses: vec![Pose::default(); n],
+            velocities: vec![Velocity::default(); n],
+            inverse_masses: vec![InverseMass::default(); n],
+            stores: snapshot.stores.iter().map(|s| s.clone_box()).collect(),
+            store_of: snapshot.store_of.clone(),
+            broken: snapshot.broken.clone(),
+            faulty: snapshot.faulty.clone(),
+        }
+    }
+
     // ----- the step -----------------------------------------------------------------
 
     /// Advances the simulation by `dt` seconds in [`substeps`](Self::substeps) substeps
@@ -869,19 +1178,89 @@ impl Space {
     /// Forces are cleared at the end of the step; constraints that broke are reported by
     /// [`broken_constraints`](Self::broken_constraints).
     ///
+    /// A constraint whose own arithmetic goes non-finite (a hand-written [`Constraint`] at
+    /// a singular pose) is contained: it applies nothing, its warm start is cleared, and it
+    /// is reported by [`faulty_constraints`](Self::faulty_constraints).
+    ///
     /// # Panics
-    /// If `dt` is not finite and positive, or `gravity` is not finite: these are
-    /// programming errors, not simulation states.
+    /// If `dt` or a setting of the space is out of range (see [`try_step`](Self::try_step),
+    /// which returns the error instead): these are programming errors, not simulation
+    /// states. No other function of the space panics.
     pub fn step(&mut self, dt: f32) {
-        assert!(
-            dt.is_finite() && dt > 0.0,
-            "Space::step: dt must be finite and > 0 (got {dt})"
-        );
-        assert!(
-            self.gravity.is_finite(),
-            "Space::step: gravity must be finite"
-        );
+        if let Err(e) = self.try_step(dt) {
+            panic!("Space::step: {e}");
+        }
+    }
+
+    /// [`step`](Self::step), or an error that leaves the space unchanged.
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] if `dt` is outside
+    /// [`MIN_DT`](crate::limits::MIN_DT)` ..= `[`MAX_DT`](crate::limits::MAX_DT) or NaN,
+    /// or a setting of the space is out of range ([`validate`](Self::validate)).
+    pub fn try_step(&mut self, dt: f32) -> Result<(), Error> {
+        crate::limits::check_dt(dt)?;
+        self.validate()?;
+        self.run_step(dt);
+        Ok(())
+    }
+
+    /// Checks the space's public settings against the [`limits`](crate::limits):
+    /// `gravity` finite and at most [`MAX_ACCELERATION`](crate::limits::MAX_ACCELERATION)
+    /// long; `substeps` at most [`MAX_SUBSTEPS`](crate::limits::MAX_SUBSTEPS);
+    /// `velocity_iterations` and `relax_iterations` at most
+    /// [`MAX_ITERATIONS`](crate::limits::MAX_ITERATIONS); `joint_hertz` positive (possibly
+    /// infinite); `joint_damping_ratio` finite and in `0 ..= 1e6`; `max_linear_speed`
+    /// positive and at most [`MAX_SPEED`](crate::limits::MAX_SPEED).
+    ///
+    /// # Errors
+    /// [`Error::InvalidValue`] naming the first setting out of range.
+    pub fn validate(&self) -> Result<(), Error> {
+        use crate::limits::{MAX_ACCELERATION, MAX_ITERATIONS, MAX_SPEED, MAX_SUBSTEPS};
+        let count = |what: &'static str, n: u32, max: u32| {
+            if n <= max {
+                Ok(())
+            } else {
+                Err(Error::InvalidValue {
+                    what,
+                    value: n.to_string(),
+                    range: format!("at most {max}"),
+                })
+            }
+        };
+        let positive = |what: &'static str, x: f32, max: f32| {
+            if x > 0.0 && x <= max {
+                Ok(())
+            } else {
+                Err(Error::InvalidValue {
+                    what,
+                    value: x.to_string(),
+                    range: format!("> 0 and at most {max:e}"),
+                })
+            }
+        };
+        crate::limits::check_vector("gravity", self.gravity, MAX_ACCELERATION)?;
+        count("substeps", self.substeps, MAX_SUBSTEPS)?;
+        count(
+            "velocity_iterations",
+            self.velocity_iterations,
+            MAX_ITERATIONS,
+        )?;
+        count("relax_iterations", self.relax_iterations, MAX_ITERATIONS)?;
+        positive("joint_hertz", self.joint_hertz, f32::INFINITY)?;
+        if !(0.0..=1e6).contains(&self.joint_damping_ratio) {
+            return Err(Error::InvalidValue {
+                what: "joint_damping_ratio",
+                value: self.joint_damping_ratio.to_string(),
+                range: "0 ..= 1e6".to_string(),
+            });
+        }
+        positive("max_linear_speed", self.max_linear_speed, MAX_SPEED)
+    }
+
+    fn run_step(&mut self, dt: f32) {
         self.broken.clear();
+        self.faulty.clear();
         if self.topology_changed || self.direct_built != self.direct_solve {
             self.rebuild_topology();
         }
@@ -987,12 +1366,25 @@ impl Space {
                 if !(v.linear.is_finite() && v.angular.is_finite()) {
                     *v = Velocity::default();
                 }
-                body.set_state(self.poses[i], *v);
+                let p = self.poses[i];
+                let inside = p.position.abs().max_element() <= crate::limits::MAX_COORDINATE
+                    && p.angle.abs() <= crate::limits::MAX_COORDINATE;
+                if inside && p.cos.is_finite() && p.sin.is_finite() {
+                    body.set_state(p, *v);
+                } else {
+                    // A position correction gone non-finite or out of range (an infinite
+                    // inverse times a zero inverse mass, a projection that flung the body):
+                    // the body stays where it was, at rest.
+                    body.set_state(body.pose(), Velocity::default());
+                }
             }
             body.clear_forces();
         }
         for &s in &self.store_order {
             self.stores[s].process_broken(&mut self.broken);
+        }
+        for &s in &self.store_order {
+            self.stores[s].contain_faults(&self.poses, &mut self.faulty);
         }
         if !self.broken.is_empty() {
             self.topology_changed = true;

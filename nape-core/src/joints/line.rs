@@ -4,7 +4,7 @@ use crate::body::BodyHandle;
 use crate::constraint;
 
 /// A slider (Nape's LineJoint): `anchor2` of `body2` stays on the line through `anchor1`
-/// of `body1` along `direction` (local to `body1`, any non-zero length), at a signed
+/// of `body1` along `direction` (local to `body1`, of length 1e-6 to 1e9), at a signed
 /// distance along it between `joint_min` and `joint_max`. Two rows: the perpendicular
 /// offset (an equality) and the position along the line (a limit).
 ///
@@ -18,7 +18,7 @@ use crate::constraint;
         (n.perp_dot(d), n.dot(d))
     },
     limits = [0.0, joint_min..=joint_max],
-    validate = [direction.length() > 1e-6, body1 != body2],
+    validate = [direction.length() > 1e-6, direction.length() <= 1e9, body1 != body2],
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineJoint {

@@ -5,7 +5,10 @@ use crate::constraint;
 
 /// Locks a point of one body to a point of another: `anchor1` (local to `body1`) and
 /// `anchor2` (local to `body2`) share one world position. Two rows.
-#[constraint(position = body2.world_point(anchor2) - body1.world_point(anchor1))]
+#[constraint(
+    position = body2.world_point(anchor2) - body1.world_point(anchor1),
+    validate = [body1 != body2],
+)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PivotJoint {
     /// The first body.

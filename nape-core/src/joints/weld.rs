@@ -6,10 +6,13 @@ use crate::constraint;
 /// Welds two bodies: the anchors share one world position and the relative angle
 /// `θ₂ − θ₁` stays at `phase`. Three rows, solved as one block (stiffer than a pivot plus an
 /// angle joint).
-#[constraint(position = (
-    body2.world_point(anchor2) - body1.world_point(anchor1),
-    body2.angle - body1.angle - phase,
-))]
+#[constraint(
+    position = (
+        body2.world_point(anchor2) - body1.world_point(anchor1),
+        body2.angle - body1.angle - phase,
+    ),
+    validate = [body1 != body2],
+)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WeldJoint {
     /// The first body.

@@ -414,6 +414,17 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>>;
     /// Removes the constraint `id` names, if it is live here.
     fn remove_id(&mut self, index: u32, generation: u32) -> bool;
+    /// Reports every active constraint whose arithmetic went non-finite in the last step
+    /// (an effective mass that sat the last substep out, a non-finite impulse, or a
+    /// non-finite error at `poses`) and clears its warm start.
+    fn contain_faults(&mut self, poses: &[Pose], out: &mut Vec<ConstraintId>);
+    /// A deep copy: constraints, settings, slots and every cached value.
+    fn clone_box(&self) -> Box<dyn ErasedStore>;
+    /// The id and slot body indices of every constraint, in dense order.
+    fn list(&self, out: &mut Vec<(ConstraintId, Vec<usize>)>);
+    /// Feeds the state that decides the next step (ids, settings flags, warm starts) to
+    /// `out` as bits, in dense order.
+    fn state_bits(&self, out: &mut dyn FnMut(u32));
 }
 
 #[derive(Clone, Copy)]
@@ -1218,6 +1229,100 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn remove_id(&mut self, index: u32, generation: u32) -> bool {
         self.remove(index, generation).is_some()
+    }
+
+    fn contain_faults(&mut self, poses: &[Pose], out: &mut Vec<ConstraintId>) {
+        for d in 0..self.entries.len() {
+            let e = &self.entries[d];
+            if !e.settings.active {
+                continue;
+            }
+            let finite = |x: &f32| x.is_finite();
+            let impulses_finite = e.impulse.iter().all(finite)
+                && e.step_impulse.iter().all(finite)
+                && e.step_body_impulse
+                    .iter()
+                    .all(|v| v.linear.is_finite() && v.angular.is_finite());
+            // Every active entry is prepared each substep and keeps `previous_h = h`,
+            // except one whose effective mass was not finite (it sat the substep out).
+            let faulty = !impulses_finite
+                || e.previous_h == 0.0
+                || (!e.solving && !T::VELOCITY_ONLY && {
+                    let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+                    !e.constraint.position_error(&slot_poses).iter().all(finite)
+                });
+            if faulty {
+                out.push(self.id_of(e));
+                self.entries[d].clear_warm_start();
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn ErasedStore> {
+        let entries = self
+            .entries
+            .iter()
+            .map(|e| Entry {
+                constraint: e.constraint.clone(),
+                settings: e.settings,
+                slot: e.slot,
+                bodies: e.bodies,
+                shared: e.shared,
+                local: e.local,
+                inverse_masses: e.inverse_masses,
+                jacobian: e.jacobian,
+                k_inv: e.k_inv,
+                row_mass: e.row_mass,
+                limited: e.limited,
+                impulse: e.impulse,
+                weights: e.weights,
+                inequality: e.inequality,
+                bias: e.bias,
+                mass_scale: e.mass_scale,
+                impulse_scale: e.impulse_scale,
+                max_impulse: e.max_impulse,
+                clamp_force: e.clamp_force,
+                solving: e.solving,
+                previous_h: e.previous_h,
+                direct: e.direct,
+                direct_rows: e.direct_rows,
+                sweep: e.sweep,
+                step_impulse: e.step_impulse,
+                step_body_impulse: e.step_body_impulse,
+                broken: e.broken,
+            })
+            .collect();
+        Box::new(Self {
+            space: self.space,
+            store: self.store,
+            slots: self.slots.clone(),
+            free: self.free.clone(),
+            entries,
+            direct_entries: self.direct_entries,
+        })
+    }
+
+    fn list(&self, out: &mut Vec<(ConstraintId, Vec<usize>)>) {
+        out.extend(
+            self.entries
+                .iter()
+                .map(|e| (self.id_of(e), e.bodies.to_vec())),
+        );
+    }
+
+    fn state_bits(&self, out: &mut dyn FnMut(u32)) {
+        for e in &self.entries {
+            let id = self.id_of(e);
+            out(id.index);
+            out(id.generation);
+            out(u32::from(e.settings.active));
+            out(e.previous_h.to_bits());
+            for i in 0..D {
+                out(e.impulse[i].to_bits());
+                out(e.weights[i].to_bits());
+                out(e.step_impulse[i].to_bits());
+            }
+        }
     }
 }
 
