@@ -910,13 +910,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 0.0
             }
         });
+        if delta.iter().any(|x| !x.is_finite()) {
+            return false;
+        }
         let mut scratch = [Velocity::default(); B];
         e.constraint
             .apply_impulse(&jacobian, &delta, &e.inverse_masses, &e.local, &mut scratch);
         for slot in 0..B {
             if e.local[slot] == slot {
                 let d = scratch[slot];
-                if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
+                let finite = d.linear.is_finite() && d.angular.is_finite();
+                if finite && (d.linear != glam::Vec2::ZERO || d.angular != 0.0) {
                     let p = &mut poses[e.bodies[slot]];
                     *p = p.integrate(d, 1.0);
                 }
