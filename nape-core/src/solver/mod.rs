@@ -816,30 +816,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 new[i] = 0.0;
             }
         }
-        if e.settings.break_under_force {
-            let impulse_squared = length_squared(&new);
-            if impulse_squared > e.max_impulse * e.max_impulse {
-                e.broken = Some(Break::force(
-                    impulse_squared,
-                    e.previous_h,
-                    e.settings.max_force,
-                ));
-                e.solving = false;
-                return;
-            }
-        }
-        if e.clamp_force {
-            clamp_length(&mut new, e.max_impulse);
-        }
-        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
-        e.impulse = new;
-        e.constraint.apply_impulse(
-            &e.jacobian,
-            &delta,
-            &e.inverse_masses,
-            &e.bodies,
-            velocities,
-        );
+        Self::commit(e, old, new, velocities);
     }
 }
 
@@ -956,7 +933,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if e.clamp_force {
             clamp_length(&mut new, e.max_impulse);
         }
-        let delta: [f32; D] = std::array::from_fn(|i| e.weights[i] * (new[i] - old[i]));
+        // Without limits every weight is 1: the weighting is compiled out.
+        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
+        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
         e.impulse = new;
         e.constraint.apply_impulse(
             &e.jacobian,
