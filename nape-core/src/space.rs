@@ -1371,7 +1371,12 @@ impl Space {
             self.direct.clear_marks();
             for round in 0..LIMIT_ROUNDS {
                 for &s in &self.store_order {
-                    self.stores[s].correct_limits(&mut self.poses, &mut self.direct, round == 0);
+                    self.stores[s].correct_limits(
+                        &mut self.poses,
+                        &mut self.direct,
+                        round == 0,
+                        self.max_linear_speed * h,
+                    );
                 }
                 if !(direct && self.direct.promote()) {
                     break;

@@ -387,7 +387,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// The first round (`first`) covers every such constraint, later ones only those of
     /// the acyclic islands marked current in `direct`; the islands of the constraints that
     /// moved are marked pending.
-    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool);
+    /// No body moves farther than `max_distance` in one correction.
+    fn correct_limits(
+        &mut self,
+        poses: &mut [Pose],
+        direct: &mut DirectSystem,
+        first: bool,
+        max_distance: f32,
+    );
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
     /// into the exact solve, for the position projection.
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
@@ -863,7 +870,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
-    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose]) -> bool {
+    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose], max_distance: f32) -> bool {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let c = e.constraint.position_error(&slot_poses);
         let (w, error, inequality) = rows(&c, &e.constraint.bounds());
@@ -896,10 +903,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         for slot in 0..B {
             if e.local[slot] == slot {
                 let d = scratch[slot];
-                let finite = d.linear.is_finite() && d.angular.is_finite();
-                if finite && (d.linear != glam::Vec2::ZERO || d.angular != 0.0) {
+                if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
                     let p = &mut poses[e.bodies[slot]];
-                    *p = p.integrate(d, 1.0);
+                    *p = p.displace(d, max_distance);
                 }
             }
         }
@@ -1048,7 +1054,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool) {
+    fn correct_limits(
+        &mut self,
+        poses: &mut [Pose],
+        direct: &mut DirectSystem,
+        first: bool,
+        max_distance: f32,
+    ) {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
@@ -1061,7 +1073,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 None => false,
             };
             if (first || again)
-                && Self::correct_entry(e, poses)
+                && Self::correct_entry(e, poses, max_distance)
                 && let Some(slot) = e.direct
             {
                 direct.mark(&slot);
