@@ -249,11 +249,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        let body = self.transpose_times(&self.jacobian, &impulse, &self.local);
-        for (total, v) in self.step_body_impulse.iter_mut().zip(body) {
-            total.linear += v.linear;
-            total.angular += v.angular;
-        }
+        // `Jᵀλ` added straight into the totals: the constraint's own impulse code with
+        // unit masses, the slots' local indices standing in for body indices.
+        const UNIT: InverseMass = InverseMass {
+            mass: 1.0,
+            inertia: 1.0,
+        };
+        self.constraint.apply_impulse(
+            &self.jacobian,
+            &impulse,
+            &[UNIT; B],
+            &self.local,
+            &mut self.step_body_impulse,
+        );
     }
 
     fn weighted_impulse(&self) -> [f32; D] {
