@@ -347,9 +347,9 @@ impl Body {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] unless `mass` is in
-    /// [`MIN_MASS`](crate::limits::MIN_MASS)` ..= `[`MAX_MASS`](crate::limits::MAX_MASS)
-    /// and `inertia` in [`MIN_INERTIA`](crate::limits::MIN_INERTIA)` ..=
-    /// `[`MAX_INERTIA`](crate::limits::MAX_INERTIA) or infinite; the body is unchanged then.
+    /// [`MIN_MASS`]` ..= `[`MAX_MASS`]
+    /// and `inertia` in [`MIN_INERTIA`]` ..=
+    /// `[`MAX_INERTIA`] or infinite; the body is unchanged then.
     pub fn set_mass_properties(&mut self, mass: f32, inertia: f32) -> Result<(), Error> {
         check_mass(mass, inertia)?;
         self.mass = mass;

@@ -18,7 +18,7 @@
 //! clamping and position correction are the solver's, identical for every constraint.
 
 use crate::body::BodyHandle;
-use crate::draw::DrawPrimitive;
+use crate::types::{DrawPrimitive, generic_picture};
 pub use crate::types::{InverseMass, Pose, Velocity};
 
 /// The range `min ≤ c_i ≤ max` of one constraint row; `min == max` is an equality.
@@ -232,9 +232,11 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
     );
 
     /// Describes the constraint at these poses as debug-drawing primitives (see
-    /// [`crate::draw`]). The default draws a builtin joint's own picture, and for any other
-    /// constraint a mark at each slot's body and a link from slot to slot.
+    /// [`crate::draw`]). The default is the generic picture: a mark at each slot's body and
+    /// a link from slot to slot. (The builtins' own pictures come from
+    /// [`draw::picture`](crate::draw::picture), which [`Space::debug_draw`](crate::Space::debug_draw)
+    /// uses.)
     fn debug_draw(&self, poses: &[Pose; BODIES], out: &mut dyn FnMut(DrawPrimitive)) {
-        crate::draw::default_picture(self, poses, out);
+        generic_picture(poses, out);
     }
 }

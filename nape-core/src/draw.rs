@@ -37,65 +37,11 @@ use crate::constraint::{Constraint, Pose};
 use crate::joints::{
     AngleJoint, DistanceJoint, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
 };
+pub use crate::types::{DrawPrimitive, SegmentStyle, generic_picture};
 
-/// How a [`DrawPrimitive::Segment`] is meant: what it connects and whether it can slacken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SegmentStyle {
-    /// A rigid part: a lever arm from a body's centre to an anchor, a rod, a needle.
-    Rigid,
-    /// A rope, which may be slack (a distance limit, a pulley's segment).
-    Rope,
-    /// A generic relation between bodies, for constraints with no picture of their own.
-    Link,
-}
-
-/// One element of a constraint's picture, in world coordinates.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DrawPrimitive {
-    /// A point where the joint attaches to a body.
-    Anchor {
-        /// World position of the point.
-        at: Vec2,
-    },
-    /// A straight segment.
-    Segment {
-        /// Start point.
-        from: Vec2,
-        /// End point.
-        to: Vec2,
-        /// What the segment means.
-        style: SegmentStyle,
-    },
-    /// A line along which something slides, with its allowed range `min..=max` measured
-    /// from `origin` along `direction` (a unit vector). Infinite ends are drawn by the
-    /// renderer as far as it likes.
-    Axis {
-        /// The line's origin.
-        origin: Vec2,
-        /// Unit direction of the line.
-        direction: Vec2,
-        /// Lower end of the allowed range along the line (may be −∞).
-        min: f32,
-        /// Upper end of the allowed range along the line (may be +∞).
-        max: f32,
-    },
-    /// An arc of a circle from angle `start` to angle `end` (radians, counter-clockwise
-    /// from the world x axis): an angular range or a drive's direction.
-    Arc {
-        /// The circle's centre.
-        centre: Vec2,
-        /// The circle's radius.
-        radius: f32,
-        /// Angle where the arc starts.
-        start: f32,
-        /// Angle where the arc ends (may be less than `start`: the arc runs clockwise).
-        end: f32,
-    },
-}
-
-/// The default [`Constraint::debug_draw`]: a builtin joint's own picture, or else
-/// [`generic_picture`].
-pub fn default_picture<T, const D: usize, const B: usize>(
+/// A constraint's picture: a builtin joint's own, or else the constraint's
+/// [`Constraint::debug_draw`] (by default [`generic_picture`]).
+pub fn picture<T, const D: usize, const B: usize>(
     joint: &T,
     poses: &[Pose; B],
     out: &mut dyn FnMut(DrawPrimitive),
@@ -167,26 +113,7 @@ pub fn default_picture<T, const D: usize, const B: usize>(
             end: start + sweep,
         });
     } else {
-        generic_picture(poses, out);
-    }
-}
-
-/// The picture of a constraint that has none of its own: a mark at each slot's body and a
-/// link from each slot to the next (slots holding the same body are drawn once).
-pub fn generic_picture<const B: usize>(poses: &[Pose; B], out: &mut dyn FnMut(DrawPrimitive)) {
-    for (s, pose) in poses.iter().enumerate() {
-        if poses[..s].iter().all(|p| p.position != pose.position) {
-            out(DrawPrimitive::Anchor { at: pose.position });
-        }
-    }
-    for pair in poses.windows(2) {
-        if pair[0].position != pair[1].position {
-            out(DrawPrimitive::Segment {
-                from: pair[0].position,
-                to: pair[1].position,
-                style: SegmentStyle::Link,
-            });
-        }
+        joint.debug_draw(poses, out);
     }
 }
 
@@ -256,7 +183,7 @@ mod tests {
         poses: &[Pose; B],
     ) -> Vec<DrawPrimitive> {
         let mut picture = Vec::new();
-        joint.debug_draw(poses, &mut |p| picture.push(p));
+        self::picture(joint, poses, &mut |p| picture.push(p));
         picture
     }
 

@@ -10,11 +10,11 @@ use glam::Vec2;
 
 use crate::body::{Body, BodyHandle, BodyKind, BodyMut};
 use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
-use crate::draw::DrawPrimitive;
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::direct::{DirectSystem, Islands, Link};
 use crate::solver::{ErasedStore, Softness, Store, Substep};
+use crate::types::DrawPrimitive;
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
@@ -985,7 +985,7 @@ impl Space {
         for (pose, body) in poses.iter_mut().zip(joint.bodies()) {
             *pose = self.body(body)?.pose();
         }
-        joint.debug_draw(&poses, out);
+        crate::draw::picture(joint, &poses, out);
         Ok(())
     }
 
