@@ -371,10 +371,10 @@ impl Body {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] naming the first value out of range: the position (each
-    /// coordinate at most [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE)) or angle,
-    /// the linear or angular velocity (at most [`MAX_SPEED`](crate::limits::MAX_SPEED)),
+    /// coordinate at most [`MAX_COORDINATE`]) or angle,
+    /// the linear or angular velocity (at most [`MAX_SPEED`]),
     /// a force or torque that is not finite or (dynamic bodies) would accelerate the body
-    /// by more than [`MAX_ACCELERATION`](crate::limits::MAX_ACCELERATION), or (dynamic
+    /// by more than [`MAX_ACCELERATION`], or (dynamic
     /// bodies) a mass or inertia outside its range.
     pub fn validate(&self) -> Result<(), Error> {
         let p = self.pose.position;
