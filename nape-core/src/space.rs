@@ -124,22 +124,22 @@ pub struct ConstraintInfo {
 /// A deep copy of a [`Space`], taken by [`Space::snapshot`] and put back by
 /// [`Space::restore`] or [`Space::from_snapshot`]. Cheap to clone (as cheap as the space).
 pub struct Snapshot {
-    id: u32,
-    gravity: Vec2,
-    substeps: u32,
-    velocity_iterations: u32,
-    relax_iterations: u32,
-    direct_solve: bool,
-    joint_hertz: f32,
-    joint_damping_ratio: f32,
-    max_linear_speed: f32,
-    bodies: Vec<(u32, Option<Body>)>,
-    free_bodies: Vec<u32>,
-    body_count: usize,
-    stores: Vec<Box<dyn ErasedStore>>,
-    store_of: HashMap<TypeId, u32>,
-    broken: Vec<BreakEvent>,
-    faulty: Vec<ConstraintId>,
+    pub(crate) id: u32,
+    pub(crate) gravity: Vec2,
+    pub(crate) substeps: u32,
+    pub(crate) velocity_iterations: u32,
+    pub(crate) relax_iterations: u32,
+    pub(crate) direct_solve: bool,
+    pub(crate) joint_hertz: f32,
+    pub(crate) joint_damping_ratio: f32,
+    pub(crate) max_linear_speed: f32,
+    pub(crate) bodies: Vec<(u32, Option<Body>)>,
+    pub(crate) free_bodies: Vec<u32>,
+    pub(crate) body_count: usize,
+    pub(crate) stores: Vec<Box<dyn ErasedStore>>,
+    pub(crate) store_of: HashMap<TypeId, u32>,
+    pub(crate) broken: Vec<BreakEvent>,
+    pub(crate) faulty: Vec<ConstraintId>,
 }
 
 impl Clone for Snapshot {
