@@ -326,7 +326,12 @@ fn a_space_of_builtin_joints_round_trips_through_the_plain_serde_impls() {
         .add_body(Body::dynamic(1.0, 0.1).at(Vec2::new(1.0, 0.0)))
         .unwrap();
     space
-        .add_constraint(PivotJoint::new(ground, bob, Vec2::ZERO, Vec2::new(-1.0, 0.0)))
+        .add_constraint(PivotJoint::new(
+            ground,
+            bob,
+            Vec2::ZERO,
+            Vec2::new(-1.0, 0.0),
+        ))
         .unwrap();
     step(&mut space, 100);
     let json = serde_json::to_vec(&space.snapshot()).unwrap();

@@ -458,9 +458,16 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
 /// `SnapshotFields` for the struct: every field in declaration order (all of them
 /// `BodyHandle`, `Vec2` or `f32`, which implement it), so that snapshots of spaces holding
 /// the type can be written as bytes and read back.
-fn snapshot_fields_impl(private: &TokenStream, name: &Ident, item: &syn::ItemStruct) -> TokenStream {
-    let fields: Vec<&Ident> = item.fields.iter().filter_map(|f| f.ident.as_ref()).collect();
-    let types = item.fields.iter().map(|f| &f.ty);
+fn snapshot_fields_impl(
+    private: &TokenStream,
+    name: &Ident,
+    item: &syn::ItemStruct,
+) -> TokenStream {
+    let fields: Vec<&Ident> = item
+        .fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref())
+        .collect();
     quote! {
         #[automatically_derived]
         impl #private::SnapshotFields for #name {
@@ -472,7 +479,7 @@ fn snapshot_fields_impl(private: &TokenStream, name: &Ident, item: &syn::ItemStr
                 __input: &mut &[u8],
             ) -> ::core::result::Result<Self, #private::SnapshotError> {
                 ::core::result::Result::Ok(Self {
-                    #(#fields: <#types as #private::SnapshotFields>::read_snapshot(__input)?,)*
+                    #(#fields: #private::SnapshotFields::read_snapshot(__input)?,)*
                 })
             }
         }
