@@ -741,6 +741,13 @@ impl SnapshotRegistry {
         if !body.is_empty() {
             return Err(SnapshotError::Malformed("bytes after the last store"));
         }
+        let reported = snapshot.broken.iter().map(|b| &b.constraint);
+        if reported
+            .chain(&snapshot.faulty)
+            .any(|c| c.space != snapshot.id || c.store >= store_count)
+        {
+            return Err(SnapshotError::Malformed("a reported constraint's id"));
+        }
         Ok(snapshot)
     }
 }
