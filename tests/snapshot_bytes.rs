@@ -496,3 +496,39 @@ impl SnapshotFields for LevelNamedPivot {
         HandLevel::read_snapshot(input).map(Self)
     }
 }
+
+#[test]
+fn a_peer_restores_a_received_snapshot_under_its_own_handles() {
+    // Two peers build the same scene; their spaces have different identities.
+    let (_, bytes, expected) = stepped_scene();
+    let mut peer = scene();
+    let handles: Vec<BodyHandle> = peer.bodies().map(|(h, _)| h).collect();
+    let mut snapshot = Snapshot::from_bytes(&bytes, &registry()).unwrap();
+    let before = Space::from_snapshot(&snapshot).state_hash();
+    snapshot.adopt_identity_of(&peer);
+    assert_eq!(Space::from_snapshot(&snapshot).state_hash(), before);
+
+    let mut other_peer = scene();
+    let other_handles: Vec<BodyHandle> = other_peer.bodies().map(|(h, _)| h).collect();
+    other_peer.restore(&Snapshot::from_bytes(&bytes, &registry()).unwrap());
+    assert_eq!(
+        other_peer.body(other_handles[1]).unwrap_err(),
+        nape::Error::ForeignBody,
+        "without adopting its identity, the peer's handles are foreign"
+    );
+
+    peer.restore(&snapshot);
+    for &h in &handles {
+        peer.body(h).unwrap();
+    }
+    let midpoints: Vec<_> = peer
+        .constraints()
+        .filter(|c| c.type_name == "Midpoint")
+        .collect();
+    assert_eq!(midpoints.len(), 1);
+    for b in &midpoints[0].bodies {
+        peer.body(*b).unwrap();
+    }
+    step(&mut peer, 200);
+    assert_eq!(peer.state_hash(), expected);
+}

@@ -156,6 +156,29 @@ impl Clone for Snapshot {
     }
 }
 
+impl Snapshot {
+    /// Gives the snapshot the identity of `space`, so that after
+    /// [`space.restore(&snapshot)`](Space::restore) the handles `space` gave out stay
+    /// valid: for a snapshot taken on another machine (read back with
+    /// [`from_bytes`](Self::from_bytes)) or of another space. A handle names a body or
+    /// constraint by its slot and generation; they name the same ones in both spaces when
+    /// both were built by the same calls in the same order (as peers of a networked game
+    /// build their scene). Nothing that decides the simulation changes:
+    /// [`Space::state_hash`] is the same before and after.
+    pub fn adopt_identity_of(&mut self, space: &Space) {
+        self.id = space.id;
+        for store in &mut self.stores {
+            store.set_space(space.id);
+        }
+        for event in &mut self.broken {
+            event.constraint.space = space.id;
+        }
+        for id in &mut self.faulty {
+            id.space = space.id;
+        }
+    }
+}
+
 impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Snapshot")

@@ -439,6 +439,9 @@ pub(crate) trait ErasedStore: Send + Sync {
         space: u32,
         generations: &[Option<u32>],
     ) -> Result<(), crate::snapshot::SnapshotError>;
+    /// Moves the store into the space `space`: its ids and every constraint's body handles
+    /// name that space from now on.
+    fn set_space(&mut self, space: u32);
 }
 
 #[derive(Clone, Copy)]
@@ -1488,6 +1491,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return Err(malformed("a constraint store's slot table"));
         }
         Ok(())
+    }
+
+    fn set_space(&mut self, space: u32) {
+        self.space = space;
+        for e in &mut self.entries {
+            let bodies = e.constraint.bodies().map(|mut h| {
+                h.space = space;
+                h
+            });
+            e.constraint.set_bodies(bodies);
+        }
     }
 }
 
