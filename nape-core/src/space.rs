@@ -40,6 +40,17 @@ fn limit_speed(v: &mut Velocity, max_linear: f32, max_angular: f32) {
     v.angular = v.angular.clamp(-max_angular, max_angular);
 }
 
+/// How a body moves during a step.
+#[derive(Clone, Copy, Debug)]
+enum Motion {
+    /// Static, or an empty slot.
+    Fixed,
+    /// Kinematic: with its own velocity.
+    Driven,
+    /// Dynamic, with the step's acceleration from gravity, forces and torques.
+    Free { linear: Vec2, angular: f32 },
+}
+
 /// Source of the space ids that make handles of one space invalid in another.
 static NEXT_SPACE_ID: AtomicU32 = AtomicU32::new(1);
 
@@ -239,6 +250,9 @@ pub struct Space {
     body_count: usize,
     poses: Vec<Pose>,
     velocities: Vec<Velocity>,
+    /// How each body moves during the step (compact, so the substeps' body loops never
+    /// touch the `Body` structs).
+    motion: Vec<Motion>,
     inverse_masses: Vec<InverseMass>,
     stores: Vec<Box<dyn ErasedStore>>,
     store_of: HashMap<TypeId, u32>,
@@ -292,6 +306,7 @@ impl Space {
             body_count: 0,
             poses: Vec::new(),
             velocities: Vec::new(),
+            motion: Vec::new(),
             inverse_masses: Vec::new(),
             stores: Vec::new(),
             store_of: HashMap::new(),
@@ -319,6 +334,7 @@ impl Space {
                 });
                 self.poses.push(Pose::default());
                 self.velocities.push(Velocity::default());
+                self.motion.push(Motion::Fixed);
                 self.inverse_masses.push(InverseMass::default());
                 (self.bodies.len() - 1) as u32
             }
@@ -1175,6 +1191,7 @@ impl Space {
             body_count: snapshot.body_count,
             poses: vec![Pose::default(); n],
             velocities: vec![Velocity::default(); n],
+            motion: vec![Motion::Fixed; n],
             inverse_masses: vec![InverseMass::default(); n],
             stores: snapshot.stores.iter().map(|s| s.clone_box()).collect(),
             store_of: snapshot.store_of.clone(),
@@ -1301,7 +1318,10 @@ impl Space {
 
         // The compact arrays; the acceleration of each body over the step.
         for (i, slot) in self.bodies.iter().enumerate() {
-            let Some(body) = &slot.body else { continue };
+            let Some(body) = &slot.body else {
+                self.motion[i] = Motion::Fixed;
+                continue;
+            };
             let inverse = body.inverse_mass();
             self.poses[i] = body.pose();
             self.velocities[i] = match body.kind() {
@@ -1309,6 +1329,14 @@ impl Space {
                 _ => body.velocity_state(),
             };
             self.inverse_masses[i] = inverse;
+            self.motion[i] = match body.kind() {
+                BodyKind::Static => Motion::Fixed,
+                BodyKind::Kinematic => Motion::Driven,
+                BodyKind::Dynamic => Motion::Free {
+                    linear: self.gravity + body.force() * inverse.mass,
+                    angular: body.torque() * inverse.inertia,
+                },
+            };
         }
         for &s in &self.store_order {
             self.stores[s].begin_step();
@@ -1316,13 +1344,10 @@ impl Space {
 
         for k in 0..substeps {
             substep.first = k == 0;
-            for (i, slot) in self.bodies.iter().enumerate() {
-                let Some(body) = &slot.body else { continue };
-                if body.kind() == BodyKind::Dynamic {
-                    let inverse = self.inverse_masses[i];
-                    let v = &mut self.velocities[i];
-                    v.linear += (self.gravity + body.force() * inverse.mass) * h;
-                    v.angular += body.torque() * inverse.inertia * h;
+            for (v, motion) in self.velocities.iter_mut().zip(&self.motion) {
+                if let Motion::Free { linear, angular } = *motion {
+                    v.linear += linear * h;
+                    v.angular += angular * h;
                 }
             }
             self.direct.begin_substep();
@@ -1341,17 +1366,18 @@ impl Space {
             }
             self.solve_pass(0, self.velocity_iterations, direct);
             let max_rotation = MAX_ROTATION / h;
-            for (i, slot) in self.bodies.iter().enumerate() {
-                match &slot.body {
-                    Some(body) if body.kind() != BodyKind::Static => {
-                        let v = &mut self.velocities[i];
-                        if body.kind() == BodyKind::Dynamic {
-                            limit_speed(v, self.max_linear_speed, max_rotation);
-                        }
-                        self.poses[i] = self.poses[i].integrate(*v, h);
-                    }
-                    _ => {}
+            for ((pose, v), motion) in self
+                .poses
+                .iter_mut()
+                .zip(&mut self.velocities)
+                .zip(&self.motion)
+            {
+                match motion {
+                    Motion::Fixed => continue,
+                    Motion::Free { .. } => limit_speed(v, self.max_linear_speed, max_rotation),
+                    Motion::Driven => {}
                 }
+                *pose = pose.integrate(*v, h);
             }
             if direct {
                 // The factor is from the substep's start, so one projection leaves an error
@@ -1368,7 +1394,12 @@ impl Space {
             self.direct.clear_marks();
             for round in 0..LIMIT_ROUNDS {
                 for &s in &self.store_order {
-                    self.stores[s].correct_limits(&mut self.poses, &mut self.direct, round == 0);
+                    self.stores[s].correct_limits(
+                        &mut self.poses,
+                        &mut self.direct,
+                        round == 0,
+                        self.max_linear_speed * h,
+                    );
                 }
                 if !(direct && self.direct.promote()) {
                     break;

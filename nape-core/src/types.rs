@@ -91,6 +91,26 @@ impl Pose {
         }
     }
 
+    /// The pose moved by a position correction `d` (linear and angular displacement, not
+    /// a velocity), at most `max_distance` and a quarter turn: a correction that a nearly
+    /// singular constraint makes huge is cut down to what the body could move in a
+    /// substep, and a non-finite one is ignored.
+    #[must_use]
+    pub fn displace(&self, d: Velocity, max_distance: f32) -> Self {
+        if !(d.linear.is_finite() && d.angular.is_finite()) {
+            return *self;
+        }
+        let length = d.linear.length();
+        let linear = if length > max_distance {
+            d.linear * (max_distance / length)
+        } else {
+            d.linear
+        };
+        let quarter = 0.25 * std::f32::consts::PI;
+        let angular = d.angular.clamp(-quarter, quarter);
+        self.integrate(Velocity { linear, angular }, 1.0)
+    }
+
     /// The world position of a body-local point.
     #[must_use]
     pub fn world_point(&self, local: Vec2) -> Vec2 {

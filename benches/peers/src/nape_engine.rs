@@ -23,33 +23,37 @@ pub struct NapeConfig {
 /// plot.
 pub const NAPE_CONFIGS: &[NapeConfig] = &[
     NapeConfig {
-        label: "s2",
-        apply: |space| space.substeps = 2,
+        label: "s4",
+        apply: |space| space.substeps = 4,
+    },
+    NapeConfig {
+        label: "s6",
+        apply: |space| space.substeps = 6,
     },
     NapeConfig {
         label: "default",
         apply: |_| {},
     },
     NapeConfig {
-        label: "s8",
-        apply: |space| space.substeps = 8,
+        label: "s16",
+        apply: |space| space.substeps = 16,
     },
     NapeConfig {
         label: "s4 GS",
-        apply: |space| space.direct_solve = false,
+        apply: |space| {
+            space.direct_solve = false;
+            space.substeps = 4;
+        },
     },
     NapeConfig {
         label: "s8 GS",
-        apply: |space| {
-            space.direct_solve = false;
-            space.substeps = 8;
-        },
+        apply: |space| space.direct_solve = false,
     },
 ];
 
 /// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
 /// list.
-pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (4 substeps, one biased and \
+pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (8 substeps, one biased and \
 one relax sweep each, exact solve of acyclic islands) with gravity set; `sN` = N substeps; `GS` = \
 `direct_solve` off (every island by Gauss–Seidel sweeps).";
 

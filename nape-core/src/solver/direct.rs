@@ -766,12 +766,14 @@ impl DirectSystem {
             which,
             inverse_masses,
             |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
-                let p = &mut poses[b];
                 let v = Velocity {
                     linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
                     angular: dx[2] as f32,
                 };
-                *p = p.integrate(v, 1.0);
+                if v.linear.is_finite() && v.angular.is_finite() {
+                    let p = &mut poses[b];
+                    *p = p.integrate(v, 1.0);
+                }
             },
             poses,
         );

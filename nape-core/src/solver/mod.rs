@@ -249,11 +249,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        let body = self.transpose_times(&self.jacobian, &impulse, &self.local);
-        for (total, v) in self.step_body_impulse.iter_mut().zip(body) {
-            total.linear += v.linear;
-            total.angular += v.angular;
-        }
+        // `Jᵀλ` added straight into the totals: the constraint's own impulse code with
+        // unit masses, the slots' local indices standing in for body indices.
+        const UNIT: InverseMass = InverseMass {
+            mass: 1.0,
+            inertia: 1.0,
+        };
+        self.constraint.apply_impulse(
+            &self.jacobian,
+            &impulse,
+            &[UNIT; B],
+            &self.local,
+            &mut self.step_body_impulse,
+        );
     }
 
     fn weighted_impulse(&self) -> [f32; D] {
@@ -387,7 +395,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// The first round (`first`) covers every such constraint, later ones only those of
     /// the acyclic islands marked current in `direct`; the islands of the constraints that
     /// moved are marked pending.
-    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool);
+    /// No body moves farther than `max_distance` in one correction.
+    fn correct_limits(
+        &mut self,
+        poses: &mut [Pose],
+        direct: &mut DirectSystem,
+        first: bool,
+        max_distance: f32,
+    );
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
     /// into the exact solve, for the position projection.
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
@@ -833,30 +848,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 new[i] = 0.0;
             }
         }
-        if e.settings.break_under_force {
-            let impulse_squared = length_squared(&new);
-            if impulse_squared > e.max_impulse * e.max_impulse {
-                e.broken = Some(Break::force(
-                    impulse_squared,
-                    e.previous_h,
-                    e.settings.max_force,
-                ));
-                e.solving = false;
-                return;
-            }
-        }
-        if e.clamp_force {
-            clamp_length(&mut new, e.max_impulse);
-        }
-        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
-        e.impulse = new;
-        e.constraint.apply_impulse(
-            &e.jacobian,
-            &delta,
-            &e.inverse_masses,
-            &e.bodies,
-            velocities,
-        );
+        Self::commit(e, old, new, velocities);
     }
 }
 
@@ -903,7 +895,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
-    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose]) -> bool {
+    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose], max_distance: f32) -> bool {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let c = e.constraint.position_error(&slot_poses);
         let (w, error, inequality) = rows(&c, &e.constraint.bounds());
@@ -927,6 +919,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 0.0
             }
         });
+        if delta.iter().any(|x| !x.is_finite()) {
+            return false;
+        }
         let mut scratch = [Velocity::default(); B];
         e.constraint
             .apply_impulse(&jacobian, &delta, &e.inverse_masses, &e.local, &mut scratch);
@@ -935,7 +930,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 let d = scratch[slot];
                 if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
                     let p = &mut poses[e.bodies[slot]];
-                    *p = p.integrate(d, 1.0);
+                    *p = p.displace(d, max_distance);
                 }
             }
         }
@@ -969,7 +964,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if e.clamp_force {
             clamp_length(&mut new, e.max_impulse);
         }
-        let delta: [f32; D] = std::array::from_fn(|i| e.weights[i] * (new[i] - old[i]));
+        // Without limits every weight is 1: the weighting is compiled out.
+        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
+        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
         e.impulse = new;
         e.constraint.apply_impulse(
             &e.jacobian,
@@ -1082,7 +1079,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn correct_limits(&mut self, poses: &mut [Pose], direct: &mut DirectSystem, first: bool) {
+    fn correct_limits(
+        &mut self,
+        poses: &mut [Pose],
+        direct: &mut DirectSystem,
+        first: bool,
+        max_distance: f32,
+    ) {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
@@ -1095,7 +1098,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 None => false,
             };
             if (first || again)
-                && Self::correct_entry(e, poses)
+                && Self::correct_entry(e, poses, max_distance)
                 && let Some(slot) = e.direct
             {
                 direct.mark(&slot);
