@@ -16,6 +16,9 @@
 //! 64-bit FNV-1a checksum. A space restored from it continues bit for bit as the space the
 //! snapshot was taken from would have. Reading never panics: truncated, corrupted or
 //! inconsistent input, and types the registry does not know, are [`SnapshotError`]s.
+//! A snapshot read back keeps the identity of the space it was taken from; a peer that
+//! built the same scene restores it under its own handles after
+//! [`Snapshot::adopt_identity_of`].
 //!
 //! With the `serde` feature, [`Snapshot`] implements `Serialize` and `Deserialize` (as
 //! that byte form, for spaces holding builtin joints only), and

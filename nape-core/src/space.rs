@@ -134,6 +134,8 @@ pub struct ConstraintInfo {
 
 /// A deep copy of a [`Space`], taken by [`Space::snapshot`] and put back by
 /// [`Space::restore`] or [`Space::from_snapshot`]. Cheap to clone (as cheap as the space).
+/// Written as bytes with [`Snapshot::to_bytes`] and read back with
+/// [`Snapshot::from_bytes`] (see [`crate::snapshot`]).
 pub struct Snapshot {
     pub(crate) id: u32,
     pub(crate) gravity: Vec2,
