@@ -373,6 +373,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
 
     let set_targets = body_fields.iter().map(|field| quote!(self.#field));
     let named = named_constants(model);
+    let snapshot_fields = snapshot_fields_impl(&private, name, item);
     quote! {
         #(#[doc = #doc])*
         #item
@@ -447,6 +448,39 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
                 __velocities: &mut [#private::Velocity],
             ) {
                 #apply_impulse
+            }
+        }
+
+        #snapshot_fields
+    }
+}
+
+/// `SnapshotFields` for the struct: every field in declaration order (all of them
+/// `BodyHandle`, `Vec2` or `f32`, which implement it), so that snapshots of spaces holding
+/// the type can be written as bytes and read back.
+fn snapshot_fields_impl(
+    private: &TokenStream,
+    name: &Ident,
+    item: &syn::ItemStruct,
+) -> TokenStream {
+    let fields: Vec<&Ident> = item
+        .fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref())
+        .collect();
+    quote! {
+        #[automatically_derived]
+        impl #private::SnapshotFields for #name {
+            fn write_snapshot(&self, __out: &mut ::std::vec::Vec<u8>) {
+                #(#private::SnapshotFields::write_snapshot(&self.#fields, __out);)*
+            }
+
+            fn read_snapshot(
+                __input: &mut &[u8],
+            ) -> ::core::result::Result<Self, #private::SnapshotError> {
+                ::core::result::Result::Ok(Self {
+                    #(#fields: #private::SnapshotFields::read_snapshot(__input)?,)*
+                })
             }
         }
     }

@@ -93,13 +93,13 @@ impl MassProperties {
 /// it. Setting the position or angle keeps the cached cosine and sine up to date.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
-    kind: BodyKind,
-    pose: Pose,
-    velocity: Velocity,
-    force: Vec2,
-    torque: f32,
-    mass: f32,
-    inertia: f32,
+    pub(crate) kind: BodyKind,
+    pub(crate) pose: Pose,
+    pub(crate) velocity: Velocity,
+    pub(crate) force: Vec2,
+    pub(crate) torque: f32,
+    pub(crate) mass: f32,
+    pub(crate) inertia: f32,
 }
 
 impl Body {

@@ -11,6 +11,7 @@
 //! * [`solver`]: the per-type constraint stores and the solver phases;
 //! * [`draw`]: debug drawing, the primitives every constraint describes itself with;
 //! * [`math`]: the zero-cross inverse of an effective mass;
+//! * [`snapshot`]: snapshots as bytes ([`Snapshot::to_bytes`], [`SnapshotRegistry`]);
 //! * [`inspect`]: numeric checkers of a [`Constraint`] implementation (finite differences).
 #![warn(missing_docs)]
 
@@ -27,6 +28,7 @@ pub mod joints;
 pub mod limits;
 pub mod math;
 pub mod settings;
+pub mod snapshot;
 pub mod solver;
 pub mod space;
 pub mod types;
@@ -42,6 +44,7 @@ pub use joints::{
 };
 pub use nape_derive::constraint;
 pub use settings::ConstraintSettings;
+pub use snapshot::{SnapshotError, SnapshotFields, SnapshotRegistry};
 pub use space::{ConstraintHandle, ConstraintInfo, Snapshot, Space};
 pub use types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
@@ -53,6 +56,7 @@ pub mod __private {
         Bounds, Constraint, InvalidParameter, InverseMass, JacobianCache, Pose, SharedSlots,
         Velocity,
     };
+    pub use crate::snapshot::{SnapshotError, SnapshotFields};
     pub use glam::Vec2;
 
     /// `1 / x`, or 0 where `x` is too close to zero for the quotient to mean anything: the

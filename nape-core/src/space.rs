@@ -134,23 +134,25 @@ pub struct ConstraintInfo {
 
 /// A deep copy of a [`Space`], taken by [`Space::snapshot`] and put back by
 /// [`Space::restore`] or [`Space::from_snapshot`]. Cheap to clone (as cheap as the space).
+/// Written as bytes with [`Snapshot::to_bytes`] and read back with
+/// [`Snapshot::from_bytes`] (see [`crate::snapshot`]).
 pub struct Snapshot {
-    id: u32,
-    gravity: Vec2,
-    substeps: u32,
-    velocity_iterations: u32,
-    relax_iterations: u32,
-    direct_solve: bool,
-    joint_hertz: f32,
-    joint_damping_ratio: f32,
-    max_linear_speed: f32,
-    bodies: Vec<(u32, Option<Body>)>,
-    free_bodies: Vec<u32>,
-    body_count: usize,
-    stores: Vec<Box<dyn ErasedStore>>,
-    store_of: HashMap<TypeId, u32>,
-    broken: Vec<BreakEvent>,
-    faulty: Vec<ConstraintId>,
+    pub(crate) id: u32,
+    pub(crate) gravity: Vec2,
+    pub(crate) substeps: u32,
+    pub(crate) velocity_iterations: u32,
+    pub(crate) relax_iterations: u32,
+    pub(crate) direct_solve: bool,
+    pub(crate) joint_hertz: f32,
+    pub(crate) joint_damping_ratio: f32,
+    pub(crate) max_linear_speed: f32,
+    pub(crate) bodies: Vec<(u32, Option<Body>)>,
+    pub(crate) free_bodies: Vec<u32>,
+    pub(crate) body_count: usize,
+    pub(crate) stores: Vec<Box<dyn ErasedStore>>,
+    pub(crate) store_of: HashMap<TypeId, u32>,
+    pub(crate) broken: Vec<BreakEvent>,
+    pub(crate) faulty: Vec<ConstraintId>,
 }
 
 impl Clone for Snapshot {
@@ -163,6 +165,29 @@ impl Clone for Snapshot {
             broken: self.broken.clone(),
             faulty: self.faulty.clone(),
             ..*self
+        }
+    }
+}
+
+impl Snapshot {
+    /// Gives the snapshot the identity of `space`, so that after
+    /// [`space.restore(&snapshot)`](Space::restore) the handles `space` gave out stay
+    /// valid: for a snapshot taken on another machine (read back with
+    /// [`from_bytes`](Self::from_bytes)) or of another space. A handle names a body or
+    /// constraint by its slot and generation; they name the same ones in both spaces when
+    /// both were built by the same calls in the same order (as peers of a networked game
+    /// build their scene). Nothing that decides the simulation changes:
+    /// [`Space::state_hash`] is the same before and after.
+    pub fn adopt_identity_of(&mut self, space: &Space) {
+        self.id = space.id;
+        for store in &mut self.stores {
+            store.set_space(space.id);
+        }
+        for event in &mut self.broken {
+            event.constraint.space = space.id;
+        }
+        for id in &mut self.faulty {
+            id.space = space.id;
         }
     }
 }

@@ -440,6 +440,23 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Feeds the state that decides the next step (ids, settings flags, warm starts) to
     /// `out` as bits, in dense order.
     fn state_bits(&self, out: &mut dyn FnMut(u32));
+    /// Writes the store for a byte snapshot: its slot table and every field of every
+    /// entry (the constraint and its Jacobian through `codec`, which knows their type).
+    /// `shared` and `local` are not written: [`Entry::set_body_indices`] derives them.
+    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::snapshot::EntryCodec);
+    /// Reads what [`encode`](Self::encode) wrote into this empty store, checking the slot
+    /// table and that every slot's body is live in the snapshot's space `space`, whose
+    /// body slots have `generations` (`None`: free).
+    fn decode(
+        &mut self,
+        input: &mut &[u8],
+        codec: &dyn crate::snapshot::EntryCodec,
+        space: u32,
+        generations: &[Option<u32>],
+    ) -> Result<(), crate::snapshot::SnapshotError>;
+    /// Moves the store into the space `space`: its ids and every constraint's body handles
+    /// name that space from now on.
+    fn set_space(&mut self, space: u32);
 }
 
 #[derive(Clone, Copy)]
@@ -1325,6 +1342,168 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 out(e.weights[i].to_bits());
                 out(e.step_impulse[i].to_bits());
             }
+        }
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::snapshot::EntryCodec) {
+        use crate::snapshot::SnapshotFields;
+        (self.slots.len() as u32).write_snapshot(out);
+        for slot in &self.slots {
+            [slot.generation, slot.dense].write_snapshot(out);
+        }
+        (self.free.len() as u32).write_snapshot(out);
+        self.free.iter().for_each(|f| f.write_snapshot(out));
+        (self.direct_entries as u64).write_snapshot(out);
+        (self.entries.len() as u32).write_snapshot(out);
+        for e in &self.entries {
+            codec.write_constraint(&e.constraint, out);
+            e.settings.write_snapshot(out);
+            e.slot.write_snapshot(out);
+            e.bodies.map(|b| b as u32).write_snapshot(out);
+            e.inverse_masses.write_snapshot(out);
+            codec.write_jacobian(&e.jacobian, out);
+            e.k_inv.write_snapshot(out);
+            e.row_mass.write_snapshot(out);
+            e.limited.write_snapshot(out);
+            e.impulse.write_snapshot(out);
+            e.weights.write_snapshot(out);
+            e.inequality.write_snapshot(out);
+            e.bias.write_snapshot(out);
+            e.mass_scale.write_snapshot(out);
+            e.impulse_scale.write_snapshot(out);
+            e.max_impulse.write_snapshot(out);
+            [e.clamp_force, e.solving].write_snapshot(out);
+            e.previous_h.write_snapshot(out);
+            e.direct.is_some().write_snapshot(out);
+            if let Some(d) = e.direct {
+                (d.node, d.row, d.positions).write_snapshot(out);
+            }
+            e.direct_rows.write_snapshot(out);
+            e.sweep.write_snapshot(out);
+            e.step_impulse.write_snapshot(out);
+            e.step_body_impulse.write_snapshot(out);
+            e.broken.is_some().write_snapshot(out);
+            if let Some(b) = e.broken {
+                (b.cause, [b.value, b.limit]).write_snapshot(out);
+            }
+        }
+    }
+
+    fn decode(
+        &mut self,
+        input: &mut &[u8],
+        codec: &dyn crate::snapshot::EntryCodec,
+        space: u32,
+        generations: &[Option<u32>],
+    ) -> Result<(), crate::snapshot::SnapshotError> {
+        use crate::snapshot::{SnapshotError, SnapshotFields, read_len};
+        let malformed = SnapshotError::Malformed;
+        let slot_count = u32::read_snapshot(input)?;
+        for _ in 0..slot_count {
+            let [generation, dense] = <[u32; 2]>::read_snapshot(input)?;
+            self.slots.push(Slot { generation, dense });
+        }
+        let free_count = u32::read_snapshot(input)?;
+        for _ in 0..free_count {
+            self.free.push(u32::read_snapshot(input)?);
+        }
+        self.direct_entries = read_len(input)?;
+        let entry_count = u32::read_snapshot(input)?;
+        for d in 0..entry_count {
+            let constraint = *codec
+                .read_constraint(input)?
+                .downcast::<T>()
+                .map_err(|_| malformed("a codec of another type"))?;
+            let settings = ConstraintSettings::read_snapshot(input)?;
+            let slot = u32::read_snapshot(input)?;
+            let body_indices = <[u32; B]>::read_snapshot(input)?;
+            let handles = constraint.bodies();
+            for (h, &i) in handles.iter().zip(&body_indices) {
+                let live = generations.get(i as usize).copied().flatten();
+                if h.space != space || h.index != i || live != Some(h.generation) {
+                    return Err(malformed("a constraint's body is not live in the space"));
+                }
+            }
+            if self.slots.get(slot as usize).map(|s| s.dense) != Some(d) {
+                return Err(malformed("a constraint's slot"));
+            }
+            let mut entry = Entry {
+                constraint,
+                settings,
+                slot,
+                bodies: body_indices.map(|i| i as usize),
+                shared: SharedSlots::NONE,
+                local: [0; B],
+                inverse_masses: SnapshotFields::read_snapshot(input)?,
+                jacobian: *codec
+                    .read_jacobian(input)?
+                    .downcast::<T::Jacobian>()
+                    .map_err(|_| malformed("a codec of another type"))?,
+                k_inv: SnapshotFields::read_snapshot(input)?,
+                row_mass: SnapshotFields::read_snapshot(input)?,
+                limited: SnapshotFields::read_snapshot(input)?,
+                impulse: SnapshotFields::read_snapshot(input)?,
+                weights: SnapshotFields::read_snapshot(input)?,
+                inequality: SnapshotFields::read_snapshot(input)?,
+                bias: SnapshotFields::read_snapshot(input)?,
+                mass_scale: SnapshotFields::read_snapshot(input)?,
+                impulse_scale: SnapshotFields::read_snapshot(input)?,
+                max_impulse: SnapshotFields::read_snapshot(input)?,
+                clamp_force: SnapshotFields::read_snapshot(input)?,
+                solving: SnapshotFields::read_snapshot(input)?,
+                previous_h: SnapshotFields::read_snapshot(input)?,
+                direct: if bool::read_snapshot(input)? {
+                    let (node, row, positions) = SnapshotFields::read_snapshot(input)?;
+                    Some(DirectSlot {
+                        node,
+                        row,
+                        positions,
+                    })
+                } else {
+                    None
+                },
+                direct_rows: SnapshotFields::read_snapshot(input)?,
+                sweep: SnapshotFields::read_snapshot(input)?,
+                step_impulse: SnapshotFields::read_snapshot(input)?,
+                step_body_impulse: SnapshotFields::read_snapshot(input)?,
+                broken: if bool::read_snapshot(input)? {
+                    let (cause, [value, limit]) = SnapshotFields::read_snapshot(input)?;
+                    Some(Break {
+                        cause,
+                        value,
+                        limit,
+                    })
+                } else {
+                    None
+                },
+            };
+            entry.set_body_indices(entry.bodies);
+            self.entries.push(entry);
+        }
+        // Every live slot names its own entry (checked above for the entries' slots, so
+        // the live slots are exactly those), and the free list is the other slots, once.
+        let live = self.slots.iter().filter(|s| s.dense != FREE).count();
+        let mut listed = vec![false; self.slots.len()];
+        for &f in &self.free {
+            match self.slots.get(f as usize) {
+                Some(s) if s.dense == FREE && !listed[f as usize] => listed[f as usize] = true,
+                _ => return Err(malformed("a constraint store's free list")),
+            }
+        }
+        if live != self.entries.len() || self.direct_entries > self.entries.len() {
+            return Err(malformed("a constraint store's slot table"));
+        }
+        Ok(())
+    }
+
+    fn set_space(&mut self, space: u32) {
+        self.space = space;
+        for e in &mut self.entries {
+            let bodies = e.constraint.bodies().map(|mut h| {
+                h.space = space;
+                h
+            });
+            e.constraint.set_bodies(bodies);
         }
     }
 }

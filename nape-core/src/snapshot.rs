@@ -1,0 +1,964 @@
+//! Snapshots as bytes: [`Snapshot::to_bytes`] and [`Snapshot::from_bytes`], for rollback
+//! and resynchronisation across machines in networked games.
+//!
+//! A [`Snapshot`] holds one type-erased store per constraint type, so reading one back
+//! needs to know the types: a [`SnapshotRegistry`] maps each constraint type's
+//! [`Constraint::NAME`] to its codec. The seven builtin joints are registered in every
+//! registry; register your own types with [`SnapshotRegistry::register`]. A type declared
+//! with `#[constraint]` is ready for it (the macro implements [`SnapshotFields`] for it,
+//! whatever the features); a hand-written [`Constraint`] opts in by implementing
+//! [`SnapshotFields`] for itself and for its [`Constraint::Jacobian`].
+//!
+//! The byte form is little-endian and self-contained: a header (magic, format version,
+//! length), the space's settings, its body and handle tables, the break and fault reports,
+//! then every store (its type's name and shape, its slot table, and every field of every
+//! entry, warm starts and per-substep caches included, as exact `f32` bit patterns), and a
+//! 64-bit FNV-1a checksum. A space restored from it continues bit for bit as the space the
+//! snapshot was taken from would have. Reading never panics: truncated, corrupted or
+//! inconsistent input, and types the registry does not know, are [`SnapshotError`]s.
+//! A snapshot read back keeps the identity of the space it was taken from; a peer that
+//! built the same scene restores it under its own handles after
+//! [`Snapshot::adopt_identity_of`].
+//!
+//! With the `serde` feature, [`Snapshot`] implements `Serialize` and `Deserialize` (as
+//! that byte form, for spaces holding builtin joints only), and
+//! [`SnapshotRegistry::serializable`] and [`SnapshotRegistry::seed`] do the same for
+//! spaces with constraint types of your own.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use glam::Vec2;
+
+use crate::body::{Body, BodyHandle, BodyKind};
+use crate::constraint::{Constraint, InvalidParameter, JacobianCache};
+use crate::joints::{
+    AngleJoint, DistanceJoint, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
+};
+use crate::settings::ConstraintSettings;
+use crate::solver::{ErasedStore, Store};
+use crate::space::Snapshot;
+use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
+
+/// The first bytes of every snapshot.
+const MAGIC: [u8; 8] = *b"NAPESNAP";
+
+/// The version of the byte form this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Magic, version and payload length.
+const HEADER_LEN: usize = 8 + 4 + 8;
+
+/// Why bytes could not be read back into a [`Snapshot`], or a snapshot not written.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// The bytes do not start with the snapshot magic.
+    NotASnapshot,
+    /// Written by a different version of the byte form.
+    UnsupportedVersion {
+        /// The version found in the bytes.
+        found: u32,
+    },
+    /// The bytes end before the snapshot does.
+    Truncated,
+    /// More bytes follow the snapshot.
+    TrailingBytes,
+    /// The checksum does not match the contents: the bytes were corrupted.
+    ChecksumMismatch,
+    /// The bytes hold a constraint type the registry does not know (register it with
+    /// [`SnapshotRegistry::register`]).
+    UnknownConstraintType {
+        /// The type's [`Constraint::NAME`].
+        name: String,
+    },
+    /// A registered type's rows or body slots differ from those in the bytes.
+    ShapeMismatch {
+        /// The type's [`Constraint::NAME`].
+        name: String,
+        /// `(rows, body slots)` of the registered type.
+        expected: (usize, usize),
+        /// `(rows, body slots)` in the bytes.
+        found: (usize, usize),
+    },
+    /// The space holds a constraint type the registry cannot write (writing a snapshot).
+    UnregisteredType {
+        /// The type's [`Constraint::NAME`].
+        name: &'static str,
+    },
+    /// Two different types were registered under one [`Constraint::NAME`].
+    DuplicateName {
+        /// The name.
+        name: &'static str,
+    },
+    /// The bytes are well formed but inconsistent (a handle table, an index or a flag out
+    /// of range): what was wrong.
+    Malformed(&'static str),
+    /// A constraint in the bytes does not pass its own [`Constraint::validate`].
+    InvalidConstraint(InvalidParameter),
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotASnapshot => write!(f, "not a nape snapshot (bad magic)"),
+            Self::UnsupportedVersion { found } => write!(
+                f,
+                "snapshot format version {found} is not supported (this build reads {FORMAT_VERSION})"
+            ),
+            Self::Truncated => write!(f, "the snapshot's bytes end early"),
+            Self::TrailingBytes => write!(f, "bytes follow the end of the snapshot"),
+            Self::ChecksumMismatch => write!(f, "the snapshot's checksum does not match"),
+            Self::UnknownConstraintType { name } => write!(
+                f,
+                "constraint type `{name}` is not registered in the snapshot registry"
+            ),
+            Self::ShapeMismatch {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "constraint type `{name}` has {} rows and {} bodies, the snapshot {} and {}",
+                expected.0, expected.1, found.0, found.1
+            ),
+            Self::UnregisteredType { name } => write!(
+                f,
+                "constraint type `{name}` is not registered in the snapshot registry"
+            ),
+            Self::DuplicateName { name } => write!(
+                f,
+                "two different constraint types are registered as `{name}`"
+            ),
+            Self::Malformed(what) => write!(f, "malformed snapshot: {what}"),
+            Self::InvalidConstraint(e) => write!(f, "invalid constraint in snapshot: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+/// A value written field by field into a snapshot's bytes, and read back exactly (`f32`s
+/// as their bit patterns).
+///
+/// `#[constraint]` implements it for every constraint type it declares. Implement it by
+/// hand for a hand-written [`Constraint`] (and its [`Constraint::Jacobian`]) to register
+/// it in a [`SnapshotRegistry`]: write every field with its own `write_snapshot`, read
+/// them back in the same order. Implementations exist for `f32`, `u8`, `u32`, `u64`,
+/// `bool`, `()`, [`Vec2`], [`BodyHandle`], arrays, pairs and triples of such values, and
+/// the crate's plain data types.
+pub trait SnapshotFields: Sized {
+    /// Appends the value to `out`.
+    fn write_snapshot(&self, out: &mut Vec<u8>);
+
+    /// Reads a value written by [`write_snapshot`](Self::write_snapshot) from the front of
+    /// `input`, advancing it.
+    ///
+    /// # Errors
+    /// [`SnapshotError::Truncated`] when `input` ends early, [`SnapshotError::Malformed`]
+    /// when the bytes cannot be such a value.
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError>;
+}
+
+fn take<const N: usize>(input: &mut &[u8]) -> Result<[u8; N], SnapshotError> {
+    let (head, rest) = input
+        .split_first_chunk::<N>()
+        .ok_or(SnapshotError::Truncated)?;
+    *input = rest;
+    Ok(*head)
+}
+
+macro_rules! number {
+    ($($t:ty),*) => {$(
+        impl SnapshotFields for $t {
+            fn write_snapshot(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+                take(input).map(<$t>::from_le_bytes)
+            }
+        }
+    )*};
+}
+
+number!(u8, u32, u64, f32);
+
+impl SnapshotFields for bool {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        match u8::read_snapshot(input)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(SnapshotError::Malformed("a flag is neither 0 nor 1")),
+        }
+    }
+}
+
+impl SnapshotFields for () {
+    fn write_snapshot(&self, _: &mut Vec<u8>) {}
+    fn read_snapshot(_: &mut &[u8]) -> Result<Self, SnapshotError> {
+        Ok(())
+    }
+}
+
+impl<T: SnapshotFields, const N: usize> SnapshotFields for [T; N] {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        for x in self {
+            x.write_snapshot(out);
+        }
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let mut items = Vec::with_capacity(N);
+        for _ in 0..N {
+            items.push(T::read_snapshot(input)?);
+        }
+        items
+            .try_into()
+            .map_err(|_| SnapshotError::Malformed("array length"))
+    }
+}
+
+impl<A: SnapshotFields, B: SnapshotFields> SnapshotFields for (A, B) {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        self.0.write_snapshot(out);
+        self.1.write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        Ok((A::read_snapshot(input)?, B::read_snapshot(input)?))
+    }
+}
+
+impl<A: SnapshotFields, B: SnapshotFields, C: SnapshotFields> SnapshotFields for (A, B, C) {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        self.0.write_snapshot(out);
+        self.1.write_snapshot(out);
+        self.2.write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        Ok((
+            A::read_snapshot(input)?,
+            B::read_snapshot(input)?,
+            C::read_snapshot(input)?,
+        ))
+    }
+}
+
+impl SnapshotFields for Vec2 {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.x, self.y].write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        <[f32; 2]>::read_snapshot(input).map(Vec2::from_array)
+    }
+}
+
+impl SnapshotFields for BodyHandle {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.space, self.index, self.generation].write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let [space, index, generation] = <[u32; 3]>::read_snapshot(input)?;
+        Ok(Self {
+            space,
+            index,
+            generation,
+        })
+    }
+}
+
+impl<const N: usize> SnapshotFields for JacobianCache<N> {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        self.0.write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        <[f32; N]>::read_snapshot(input).map(Self)
+    }
+}
+
+impl SnapshotFields for Pose {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        (self.position, [self.angle, self.cos, self.sin]).write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let (position, [angle, cos, sin]) = SnapshotFields::read_snapshot(input)?;
+        Ok(Self {
+            position,
+            angle,
+            cos,
+            sin,
+        })
+    }
+}
+
+impl SnapshotFields for Velocity {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        (self.linear, self.angular).write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let (linear, angular) = SnapshotFields::read_snapshot(input)?;
+        Ok(Self { linear, angular })
+    }
+}
+
+impl SnapshotFields for InverseMass {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.mass, self.inertia].write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let [mass, inertia] = SnapshotFields::read_snapshot(input)?;
+        Ok(Self { mass, inertia })
+    }
+}
+
+impl SnapshotFields for ConstraintSettings {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.frequency, self.damping, self.max_force, self.max_error].write_snapshot(out);
+        [
+            self.stiff,
+            self.break_under_force,
+            self.break_under_error,
+            self.remove_on_break,
+            self.active,
+            self.ignore,
+        ]
+        .write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let [frequency, damping, max_force, max_error] = SnapshotFields::read_snapshot(input)?;
+        let [
+            stiff,
+            break_under_force,
+            break_under_error,
+            remove_on_break,
+            active,
+            ignore,
+        ] = SnapshotFields::read_snapshot(input)?;
+        Ok(Self {
+            stiff,
+            frequency,
+            damping,
+            max_force,
+            max_error,
+            break_under_force,
+            break_under_error,
+            remove_on_break,
+            active,
+            ignore,
+        })
+    }
+}
+
+impl SnapshotFields for ConstraintId {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.space, self.store, self.index, self.generation].write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let [space, store, index, generation] = SnapshotFields::read_snapshot(input)?;
+        Ok(Self {
+            space,
+            store,
+            index,
+            generation,
+        })
+    }
+}
+
+impl SnapshotFields for BreakCause {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        let code: u8 = match self {
+            Self::Force => 0,
+            Self::Error => 1,
+        };
+        code.write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        match u8::read_snapshot(input)? {
+            0 => Ok(Self::Force),
+            1 => Ok(Self::Error),
+            _ => Err(SnapshotError::Malformed("unknown break cause")),
+        }
+    }
+}
+
+impl SnapshotFields for BreakEvent {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        (self.constraint, self.cause, [self.value, self.limit]).write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let (constraint, cause, [value, limit]) = SnapshotFields::read_snapshot(input)?;
+        Ok(Self {
+            constraint,
+            cause,
+            value,
+            limit,
+        })
+    }
+}
+
+impl SnapshotFields for BodyKind {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        let code: u8 = match self {
+            Self::Dynamic => 0,
+            Self::Static => 1,
+            Self::Kinematic => 2,
+        };
+        code.write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        match u8::read_snapshot(input)? {
+            0 => Ok(Self::Dynamic),
+            1 => Ok(Self::Static),
+            2 => Ok(Self::Kinematic),
+            _ => Err(SnapshotError::Malformed("unknown body kind")),
+        }
+    }
+}
+
+impl SnapshotFields for Body {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        (self.kind, self.pose, self.velocity).write_snapshot(out);
+        (self.force, [self.torque, self.mass, self.inertia]).write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        let (kind, pose, velocity) = SnapshotFields::read_snapshot(input)?;
+        let (force, [torque, mass, inertia]) = SnapshotFields::read_snapshot(input)?;
+        Ok(Self {
+            kind,
+            pose,
+            velocity,
+            force,
+            torque,
+            mass,
+            inertia,
+        })
+    }
+}
+
+/// A sequence: its length as `u32`, then its items.
+fn write_list<T: SnapshotFields>(items: &[T], out: &mut Vec<u8>) {
+    u32::try_from(items.len())
+        .expect("fewer than 2³² items")
+        .write_snapshot(out);
+    for x in items {
+        x.write_snapshot(out);
+    }
+}
+
+/// Reads a [`write_list`]; allocation grows with the bytes actually read, so a corrupted
+/// length cannot reserve memory the input does not back.
+fn read_list<T: SnapshotFields>(input: &mut &[u8]) -> Result<Vec<T>, SnapshotError> {
+    let n = u32::read_snapshot(input)?;
+    let mut items = Vec::new();
+    for _ in 0..n {
+        items.push(T::read_snapshot(input)?);
+    }
+    Ok(items)
+}
+
+/// Reads a length written as `u32`/`u64` into a `usize`.
+pub(crate) fn read_len(input: &mut &[u8]) -> Result<usize, SnapshotError> {
+    usize::try_from(u64::read_snapshot(input)?)
+        .map_err(|_| SnapshotError::Malformed("a length does not fit in memory"))
+}
+
+/// The constraint and Jacobian of one store's entries, behind `dyn Any` (the store is
+/// type-erased; its codec is not).
+pub(crate) trait EntryCodec: Send + Sync {
+    fn write_constraint(&self, constraint: &dyn Any, out: &mut Vec<u8>);
+    fn write_jacobian(&self, jacobian: &dyn Any, out: &mut Vec<u8>);
+    fn read_constraint(&self, input: &mut &[u8]) -> Result<Box<dyn Any>, SnapshotError>;
+    fn read_jacobian(&self, input: &mut &[u8]) -> Result<Box<dyn Any>, SnapshotError>;
+}
+
+struct Codec<T, const D: usize, const B: usize>(PhantomData<fn() -> T>);
+
+fn write_as<T: SnapshotFields + 'static>(value: &dyn Any, out: &mut Vec<u8>) {
+    // The store hands this codec its own `T` and `T::Jacobian`: the registry pairs them
+    // by `TypeId`.
+    value
+        .downcast_ref::<T>()
+        .expect("a store is written by its own type's codec")
+        .write_snapshot(out);
+}
+
+impl<T, const D: usize, const B: usize> EntryCodec for Codec<T, D, B>
+where
+    T: Constraint<D, B> + SnapshotFields,
+    T::Jacobian: SnapshotFields,
+{
+    fn write_constraint(&self, constraint: &dyn Any, out: &mut Vec<u8>) {
+        write_as::<T>(constraint, out);
+    }
+    fn write_jacobian(&self, jacobian: &dyn Any, out: &mut Vec<u8>) {
+        write_as::<T::Jacobian>(jacobian, out);
+    }
+    fn read_constraint(&self, input: &mut &[u8]) -> Result<Box<dyn Any>, SnapshotError> {
+        let constraint = T::read_snapshot(input)?;
+        constraint
+            .validate()
+            .map_err(SnapshotError::InvalidConstraint)?;
+        Ok(Box::new(constraint))
+    }
+    fn read_jacobian(&self, input: &mut &[u8]) -> Result<Box<dyn Any>, SnapshotError> {
+        Ok(Box::new(T::Jacobian::read_snapshot(input)?))
+    }
+}
+
+/// One registered constraint type.
+struct Registered {
+    name: &'static str,
+    /// `TypeId` of its `Store<T, D, B>` (the key of `Space::store_of`).
+    store_type: TypeId,
+    dim: usize,
+    bodies: usize,
+    codec: Box<dyn EntryCodec>,
+    new_store: fn(u32, u32) -> Box<dyn ErasedStore>,
+}
+
+fn new_store<T: Constraint<D, B>, const D: usize, const B: usize>(
+    space: u32,
+    store: u32,
+) -> Box<dyn ErasedStore> {
+    Box::new(Store::<T, D, B>::new(space, store))
+}
+
+/// The constraint types a [`Snapshot`] may be written with and read back with (see the
+/// [module docs](self)). [`new`](Self::new) has the seven builtin joints registered.
+pub struct SnapshotRegistry {
+    types: Vec<Registered>,
+    by_name: HashMap<&'static str, usize>,
+    by_store: HashMap<TypeId, usize>,
+}
+
+impl Default for SnapshotRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for SnapshotRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.types.iter().map(|t| t.name))
+            .finish()
+    }
+}
+
+impl SnapshotRegistry {
+    /// A registry of the seven builtin joints.
+    #[must_use]
+    pub fn new() -> Self {
+        let mut registry = Self {
+            types: Vec::new(),
+            by_name: HashMap::new(),
+            by_store: HashMap::new(),
+        };
+        registry
+            .register::<AngleJoint, 1, 2>()
+            .register::<DistanceJoint, 1, 2>()
+            .register::<LineJoint, 2, 2>()
+            .register::<MotorJoint, 1, 2>()
+            .register::<PivotJoint, 2, 2>()
+            .register::<PulleyJoint, 1, 4>()
+            .register::<WeldJoint, 3, 2>();
+        registry
+    }
+
+    /// The shared registry of the builtin joints (what the `serde` impls of [`Snapshot`]
+    /// use).
+    #[must_use]
+    pub fn builtin() -> &'static Self {
+        static BUILTIN: OnceLock<SnapshotRegistry> = OnceLock::new();
+        BUILTIN.get_or_init(Self::new)
+    }
+
+    /// Registers the constraint type `T` with `D` rows and `B` body slots under its
+    /// [`Constraint::NAME`]. Registering a type twice does nothing.
+    ///
+    /// # Panics
+    /// If a different type is already registered under the same name (use
+    /// [`try_register`](Self::try_register) to get an error instead).
+    pub fn register<T, const D: usize, const B: usize>(&mut self) -> &mut Self
+    where
+        T: Constraint<D, B> + SnapshotFields,
+        T::Jacobian: SnapshotFields,
+    {
+        if let Err(e) = self.try_register::<T, D, B>() {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// [`register`](Self::register), refusing a second type of the same name.
+    ///
+    /// # Errors
+    /// [`SnapshotError::DuplicateName`] if a different type has `T`'s name.
+    pub fn try_register<T, const D: usize, const B: usize>(&mut self) -> Result<(), SnapshotError>
+    where
+        T: Constraint<D, B> + SnapshotFields,
+        T::Jacobian: SnapshotFields,
+    {
+        let store_type = TypeId::of::<Store<T, D, B>>();
+        if let Some(&i) = self.by_name.get(T::NAME) {
+            return if self.types[i].store_type == store_type {
+                Ok(())
+            } else {
+                Err(SnapshotError::DuplicateName { name: T::NAME })
+            };
+        }
+        let i = self.types.len();
+        self.types.push(Registered {
+            name: T::NAME,
+            store_type,
+            dim: D,
+            bodies: B,
+            codec: Box::new(Codec::<T, D, B>(PhantomData)),
+            new_store: new_store::<T, D, B>,
+        });
+        self.by_name.insert(T::NAME, i);
+        self.by_store.insert(store_type, i);
+        Ok(())
+    }
+
+    /// The names of the registered types, in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.types.iter().map(|t| t.name)
+    }
+
+    /// `snapshot` as bytes (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// [`SnapshotError::UnregisteredType`] if the space holds a constraint type this
+    /// registry does not know.
+    pub fn encode(&self, snapshot: &Snapshot) -> Result<Vec<u8>, SnapshotError> {
+        let mut body = Vec::new();
+        write_space(snapshot, &mut body);
+        u32::try_from(snapshot.stores.len())
+            .expect("fewer than 2³² constraint types")
+            .write_snapshot(&mut body);
+        let mut types: Vec<(TypeId, u32)> =
+            snapshot.store_of.iter().map(|(&t, &i)| (t, i)).collect();
+        types.sort_by_key(|&(_, i)| i);
+        for (store_type, i) in types {
+            let store = &snapshot.stores[i as usize];
+            let registered = self
+                .by_store
+                .get(&store_type)
+                .map(|&r| &self.types[r])
+                .ok_or(SnapshotError::UnregisteredType { name: store.name() })?;
+            write_list(registered.name.as_bytes(), &mut body);
+            [registered.dim as u32, registered.bodies as u32].write_snapshot(&mut body);
+            let mut payload = Vec::new();
+            store.encode(&mut payload, registered.codec.as_ref());
+            (payload.len() as u64).write_snapshot(&mut body);
+            body.extend_from_slice(&payload);
+        }
+        let mut out = Vec::with_capacity(HEADER_LEN + body.len() + 8);
+        out.extend_from_slice(&MAGIC);
+        FORMAT_VERSION.write_snapshot(&mut out);
+        (body.len() as u64).write_snapshot(&mut out);
+        out.extend_from_slice(&body);
+        checksum(&out).write_snapshot(&mut out);
+        Ok(out)
+    }
+
+    /// Reads bytes written by [`encode`](Self::encode) (by this or another registry that
+    /// knows the same types).
+    ///
+    /// # Errors
+    /// A [`SnapshotError`] for bytes that are not a whole, intact snapshot of this format
+    /// version, hold a type this registry does not know, or are inconsistent.
+    pub fn decode(&self, bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
+        let mut input = bytes;
+        let magic: [u8; 8] = take(&mut input).map_err(|_| SnapshotError::NotASnapshot)?;
+        if magic != MAGIC {
+            return Err(SnapshotError::NotASnapshot);
+        }
+        let version = u32::read_snapshot(&mut input)?;
+        if version != FORMAT_VERSION {
+            return Err(SnapshotError::UnsupportedVersion { found: version });
+        }
+        let len = read_len(&mut input)?;
+        let total = len
+            .checked_add(HEADER_LEN + 8)
+            .ok_or(SnapshotError::Truncated)?;
+        match bytes.len().cmp(&total) {
+            std::cmp::Ordering::Less => return Err(SnapshotError::Truncated),
+            std::cmp::Ordering::Greater => return Err(SnapshotError::TrailingBytes),
+            std::cmp::Ordering::Equal => {}
+        }
+        let (contents, mut sum) = bytes.split_at(total - 8);
+        if u64::read_snapshot(&mut sum)? != checksum(contents) {
+            return Err(SnapshotError::ChecksumMismatch);
+        }
+        let mut body = &contents[HEADER_LEN..];
+        let mut snapshot = read_space(&mut body)?;
+        let generations: Vec<Option<u32>> = snapshot
+            .bodies
+            .iter()
+            .map(|(g, b)| b.as_ref().map(|_| *g))
+            .collect();
+        let store_count = u32::read_snapshot(&mut body)?;
+        for i in 0..store_count {
+            let name = String::from_utf8(read_list::<u8>(&mut body)?)
+                .map_err(|_| SnapshotError::Malformed("a type name is not UTF-8"))?;
+            let [dim, bodies] = <[u32; 2]>::read_snapshot(&mut body)?;
+            let registered = self
+                .by_name
+                .get(name.as_str())
+                .map(|&r| &self.types[r])
+                .ok_or_else(|| SnapshotError::UnknownConstraintType { name: name.clone() })?;
+            let found = (dim as usize, bodies as usize);
+            if found != (registered.dim, registered.bodies) {
+                return Err(SnapshotError::ShapeMismatch {
+                    name,
+                    expected: (registered.dim, registered.bodies),
+                    found,
+                });
+            }
+            let payload_len = read_len(&mut body)?;
+            if payload_len > body.len() {
+                return Err(SnapshotError::Truncated);
+            }
+            let (mut payload, rest) = body.split_at(payload_len);
+            body = rest;
+            let mut store = (registered.new_store)(snapshot.id, i);
+            store.decode(
+                &mut payload,
+                registered.codec.as_ref(),
+                snapshot.id,
+                &generations,
+            )?;
+            if !payload.is_empty() {
+                return Err(SnapshotError::Malformed("a store's payload is too long"));
+            }
+            if snapshot.store_of.insert(registered.store_type, i).is_some() {
+                return Err(SnapshotError::Malformed("a constraint type appears twice"));
+            }
+            snapshot.stores.push(store);
+        }
+        if !body.is_empty() {
+            return Err(SnapshotError::Malformed("bytes after the last store"));
+        }
+        let reported = snapshot.broken.iter().map(|b| &b.constraint);
+        if reported
+            .chain(&snapshot.faulty)
+            .any(|c| c.space != snapshot.id || c.store >= store_count)
+        {
+            return Err(SnapshotError::Malformed("a reported constraint's id"));
+        }
+        Ok(snapshot)
+    }
+}
+
+/// 64-bit FNV-1a.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+fn write_space(s: &Snapshot, out: &mut Vec<u8>) {
+    s.id.write_snapshot(out);
+    s.gravity.write_snapshot(out);
+    [s.substeps, s.velocity_iterations, s.relax_iterations].write_snapshot(out);
+    s.direct_solve.write_snapshot(out);
+    [s.joint_hertz, s.joint_damping_ratio, s.max_linear_speed].write_snapshot(out);
+    u32::try_from(s.bodies.len())
+        .expect("body indices are u32")
+        .write_snapshot(out);
+    for (generation, body) in &s.bodies {
+        generation.write_snapshot(out);
+        body.is_some().write_snapshot(out);
+        if let Some(body) = body {
+            body.write_snapshot(out);
+        }
+    }
+    write_list(&s.free_bodies, out);
+    (s.body_count as u64).write_snapshot(out);
+    write_list(&s.broken, out);
+    write_list(&s.faulty, out);
+}
+
+/// Reads the space's part of a snapshot (everything but the stores) and checks its body
+/// tables against each other.
+fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
+    let id = u32::read_snapshot(input)?;
+    let gravity = Vec2::read_snapshot(input)?;
+    let [substeps, velocity_iterations, relax_iterations] = SnapshotFields::read_snapshot(input)?;
+    let direct_solve = bool::read_snapshot(input)?;
+    let [joint_hertz, joint_damping_ratio, max_linear_speed] =
+        SnapshotFields::read_snapshot(input)?;
+    let slots = u32::read_snapshot(input)?;
+    let mut bodies = Vec::new();
+    for _ in 0..slots {
+        let generation = u32::read_snapshot(input)?;
+        let body = if bool::read_snapshot(input)? {
+            Some(Body::read_snapshot(input)?)
+        } else {
+            None
+        };
+        bodies.push((generation, body));
+    }
+    let free_bodies: Vec<u32> = read_list(input)?;
+    let body_count = read_len(input)?;
+    if body_count != bodies.iter().filter(|(_, b)| b.is_some()).count() {
+        return Err(SnapshotError::Malformed("the body count"));
+    }
+    let mut listed = vec![false; bodies.len()];
+    for &i in &free_bodies {
+        match bodies.get(i as usize) {
+            Some((_, None)) if !listed[i as usize] => listed[i as usize] = true,
+            _ => return Err(SnapshotError::Malformed("the free body list")),
+        }
+    }
+    let broken = read_list(input)?;
+    let faulty = read_list(input)?;
+    Ok(Snapshot {
+        id,
+        gravity,
+        substeps,
+        velocity_iterations,
+        relax_iterations,
+        direct_solve,
+        joint_hertz,
+        joint_damping_ratio,
+        max_linear_speed,
+        bodies,
+        free_bodies,
+        body_count,
+        stores: Vec::new(),
+        store_of: HashMap::new(),
+        broken,
+        faulty,
+    })
+}
+
+impl Snapshot {
+    /// The snapshot as bytes, written with `registry` (which must know every constraint
+    /// type in the space): see [`SnapshotRegistry::encode`].
+    ///
+    /// # Errors
+    /// [`SnapshotError::UnregisteredType`] for a constraint type `registry` does not know.
+    pub fn to_bytes(&self, registry: &SnapshotRegistry) -> Result<Vec<u8>, SnapshotError> {
+        registry.encode(self)
+    }
+
+    /// A snapshot read back from [`to_bytes`](Self::to_bytes)' output: see
+    /// [`SnapshotRegistry::decode`].
+    ///
+    /// # Errors
+    /// A [`SnapshotError`] for bytes that are not an intact snapshot whose constraint
+    /// types `registry` knows.
+    pub fn from_bytes(bytes: &[u8], registry: &SnapshotRegistry) -> Result<Self, SnapshotError> {
+        registry.decode(bytes)
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use serde::de::{DeserializeSeed, Error as _, SeqAccess, Visitor};
+    use serde::ser::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Snapshot, SnapshotRegistry};
+
+    /// A [`Snapshot`] with the registry to write it with: `Serialize` as its byte form.
+    #[derive(Clone, Copy, Debug)]
+    pub struct SerializableSnapshot<'a> {
+        registry: &'a SnapshotRegistry,
+        snapshot: &'a Snapshot,
+    }
+
+    /// Deserializes a [`Snapshot`] from its byte form with a registry that knows its
+    /// constraint types.
+    #[derive(Clone, Copy, Debug)]
+    pub struct SnapshotSeed<'a> {
+        registry: &'a SnapshotRegistry,
+    }
+
+    impl SnapshotRegistry {
+        /// `snapshot` as a `Serialize` value (its byte form), for spaces holding
+        /// constraint types of your own (registered here).
+        #[must_use]
+        pub fn serializable<'a>(&'a self, snapshot: &'a Snapshot) -> SerializableSnapshot<'a> {
+            SerializableSnapshot {
+                registry: self,
+                snapshot,
+            }
+        }
+
+        /// A `DeserializeSeed` reading a [`Snapshot`] with this registry.
+        #[must_use]
+        pub fn seed(&self) -> SnapshotSeed<'_> {
+            SnapshotSeed { registry: self }
+        }
+    }
+
+    impl Serialize for SerializableSnapshot<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let bytes = self
+                .registry
+                .encode(self.snapshot)
+                .map_err(S::Error::custom)?;
+            serializer.serialize_bytes(&bytes)
+        }
+    }
+
+    /// With the builtin registry: a space holding constraint types of your own fails
+    /// with [`SnapshotError::UnregisteredType`](super::SnapshotError::UnregisteredType);
+    /// use [`SnapshotRegistry::serializable`] for it.
+    impl Serialize for Snapshot {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            SnapshotRegistry::builtin()
+                .serializable(self)
+                .serialize(serializer)
+        }
+    }
+
+    /// With the builtin registry; use [`SnapshotRegistry::seed`] for spaces with
+    /// constraint types of your own.
+    impl<'de> Deserialize<'de> for Snapshot {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            SnapshotRegistry::builtin().seed().deserialize(deserializer)
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
+        type Value = Snapshot;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Snapshot, D::Error> {
+            deserializer.deserialize_byte_buf(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for SnapshotSeed<'_> {
+        type Value = Snapshot;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the bytes of a nape snapshot")
+        }
+
+        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Snapshot, E> {
+            self.registry.decode(bytes).map_err(E::custom)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(byte) = seq.next_element::<u8>()? {
+                bytes.push(byte);
+            }
+            self.registry.decode(&bytes).map_err(A::Error::custom)
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+pub use serde_impls::{SerializableSnapshot, SnapshotSeed};
