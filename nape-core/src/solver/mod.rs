@@ -138,6 +138,7 @@ impl Break {
 }
 
 /// One constraint and everything the solver caches for it.
+#[derive(Clone)]
 pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     pub(crate) constraint: T,
     pub(crate) settings: ConstraintSettings,
@@ -469,6 +470,7 @@ struct Slot {
 const FREE: u32 = u32::MAX;
 
 /// All constraints of type `T` in one space.
+#[derive(Clone)]
 pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     space: u32,
     store: u32,
@@ -1279,47 +1281,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn clone_box(&self) -> Box<dyn ErasedStore> {
-        let entries = self
-            .entries
-            .iter()
-            .map(|e| Entry {
-                constraint: e.constraint.clone(),
-                settings: e.settings,
-                slot: e.slot,
-                bodies: e.bodies,
-                shared: e.shared,
-                local: e.local,
-                inverse_masses: e.inverse_masses,
-                jacobian: e.jacobian,
-                k_inv: e.k_inv,
-                row_mass: e.row_mass,
-                limited: e.limited,
-                impulse: e.impulse,
-                weights: e.weights,
-                inequality: e.inequality,
-                bias: e.bias,
-                mass_scale: e.mass_scale,
-                impulse_scale: e.impulse_scale,
-                max_impulse: e.max_impulse,
-                clamp_force: e.clamp_force,
-                solving: e.solving,
-                previous_h: e.previous_h,
-                direct: e.direct,
-                direct_rows: e.direct_rows,
-                sweep: e.sweep,
-                step_impulse: e.step_impulse,
-                step_body_impulse: e.step_body_impulse,
-                broken: e.broken,
-            })
-            .collect();
-        Box::new(Self {
-            space: self.space,
-            store: self.store,
-            slots: self.slots.clone(),
-            free: self.free.clone(),
-            entries,
-            direct_entries: self.direct_entries,
-        })
+        Box::new(self.clone())
     }
 
     fn list(&self, out: &mut Vec<(ConstraintId, Vec<usize>)>) {
