@@ -224,14 +224,27 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         impulse: &[f32; D],
         indices: &[usize; B],
     ) -> [Velocity; B] {
-        const UNIT: InverseMass = InverseMass {
-            mass: 1.0,
-            inertia: 1.0,
-        };
         let mut scratch = [Velocity::default(); B];
-        self.constraint
-            .apply_impulse(jacobian, impulse, &[UNIT; B], indices, &mut scratch);
+        add_transpose(&self.constraint, jacobian, impulse, indices, &mut scratch);
         scratch
+    }
+
+    /// Whether the impulse `λ'` exceeds `max_force·h` with `break_under_force` set; if so,
+    /// records the break (acted on at the end of the step).
+    fn breaks_under(&mut self, impulse: &[f32; D]) -> bool {
+        if !self.settings.break_under_force {
+            return false;
+        }
+        let impulse_squared = length_squared(impulse);
+        let breaks = impulse_squared > self.max_impulse * self.max_impulse;
+        if breaks {
+            self.broken = Some(Break::force(
+                impulse_squared,
+                self.previous_h,
+                self.settings.max_force,
+            ));
+        }
+        breaks
     }
 
     /// The world impulse `Jᵀλ` of the last step on each distinct body, as (compact body
@@ -250,19 +263,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        // `Jᵀλ` added straight into the totals: the constraint's own impulse code with
-        // unit masses, the slots' local indices standing in for body indices.
-        const UNIT: InverseMass = InverseMass {
-            mass: 1.0,
-            inertia: 1.0,
-        };
-        self.constraint.apply_impulse(
+        // Straight into the totals, the slots' local indices standing in for bodies.
+        add_transpose(
+            &self.constraint,
             &self.jacobian,
             &impulse,
-            &[UNIT; B],
             &self.local,
             &mut self.step_body_impulse,
         );
+    }
+
+    /// Row `i`'s weight `w_i`; without limits every weight is 1 and the weighting is
+    /// compiled out.
+    #[inline]
+    fn weight(&self, i: usize) -> f32 {
+        if T::HAS_LIMITS { self.weights[i] } else { 1.0 }
     }
 
     fn weighted_impulse(&self) -> [f32; D] {
@@ -275,6 +290,37 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         self.impulse = [0.0; D];
         self.previous_h = 0.0;
     }
+}
+
+/// Adds `Jᵀλ` of each slot to `out[indices[slot]]`, through the constraint's own
+/// `apply_impulse` with unit inverse masses: exact for any implementation.
+#[inline]
+fn add_transpose<T: Constraint<D, B>, const D: usize, const B: usize>(
+    constraint: &T,
+    jacobian: &T::Jacobian,
+    impulse: &[f32; D],
+    indices: &[usize; B],
+    out: &mut [Velocity],
+) {
+    const UNIT: InverseMass = InverseMass {
+        mass: 1.0,
+        inertia: 1.0,
+    };
+    constraint.apply_impulse(jacobian, impulse, &[UNIT; B], indices, out);
+}
+
+/// A soft constraint's spring over a substep of `h` and its bias `bias_rate·C`, the bias
+/// clamped in length to `max_error` (a badly stretched spring does not snap back
+/// violently).
+fn spring_bias<const D: usize>(
+    settings: &ConstraintSettings,
+    error: &[f32; D],
+    h: f32,
+) -> (Softness, [f32; D]) {
+    let spring = Softness::spring(settings.frequency, settings.damping, h);
+    let mut bias = error.map(|x| spring.bias_rate * x);
+    clamp_length(&mut bias, settings.max_error);
+    (spring, bias)
 }
 
 /// `(w, C', inequality)` of every row for the error `c` and the bounds.
@@ -693,16 +739,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let usable = |i: usize| usable[i];
 
         let in_direct = e.direct.is_some();
-        let spring = if T::VELOCITY_ONLY || s.stiff {
-            None
+        let (spring, soft_bias) = if T::VELOCITY_ONLY || s.stiff {
+            (None, [0.0; D])
         } else {
-            Some(Softness::spring(s.frequency, s.damping, h))
+            let (spring, bias) = spring_bias(&s, &error, h);
+            (Some(spring), bias)
         };
-        let mut soft_bias = [0.0; D];
-        if let Some(spring) = spring {
-            soft_bias = error.map(|x| spring.bias_rate * x);
-            clamp_length(&mut soft_bias, s.max_error);
-        }
         for i in 0..D {
             let (bias, rate) = if T::VELOCITY_ONLY {
                 let b = e.constraint.velocity_bias()[i];
@@ -817,10 +859,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let rate = substep.joint_softness.bias_rate;
             e.bias[0] = c.map(|x| rate * x);
         } else {
-            let rate = Softness::spring(s.frequency, s.damping, substep.h).bias_rate;
-            let mut bias = c.map(|x| rate * x);
-            clamp_length(&mut bias, s.max_error);
-            e.bias = [bias; 2];
+            e.bias = [spring_bias(s, &c, substep.h).1; 2];
         }
         true
     }
@@ -835,12 +874,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
-        // Without limits every weight is 1: the weighting is compiled out.
-        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
-        let rhs: [f32; D] = std::array::from_fn(|i| weight(i) * v[i] + e.bias[pass][i]);
-        if rhs.iter().any(|x| !x.is_finite()) {
-            return;
-        }
+        let rhs: [f32; D] = std::array::from_fn(|i| e.weight(i) * v[i] + e.bias[pass][i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         let old = e.impulse;
         let mut new = [0.0; D];
@@ -951,24 +985,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if new.iter().any(|x| !x.is_finite()) {
             return;
         }
-        if e.settings.break_under_force {
-            let impulse_squared = length_squared(&new);
-            if impulse_squared > e.max_impulse * e.max_impulse {
-                e.broken = Some(Break::force(
-                    impulse_squared,
-                    e.previous_h,
-                    e.settings.max_force,
-                ));
-                e.solving = false;
-                return;
-            }
+        if e.breaks_under(&new) {
+            // `e.impulse` keeps what was applied before the break.
+            e.solving = false;
+            return;
         }
         if e.clamp_force {
             clamp_length(&mut new, e.max_impulse);
         }
-        // Without limits every weight is 1: the weighting is compiled out.
-        let weight = |i: usize| if T::HAS_LIMITS { e.weights[i] } else { 1.0 };
-        let delta: [f32; D] = std::array::from_fn(|i| weight(i) * (new[i] - old[i]));
+        let delta: [f32; D] = std::array::from_fn(|i| e.weight(i) * (new[i] - old[i]));
         e.impulse = new;
         e.constraint.apply_impulse(
             &e.jacobian,
@@ -1068,16 +1093,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     e.impulse[i] = direct.impulse(&slot, i);
                 }
             }
-            if e.settings.break_under_force {
-                let impulse_squared = length_squared(&e.impulse);
-                if impulse_squared > e.max_impulse * e.max_impulse {
-                    e.broken = Some(Break::force(
-                        impulse_squared,
-                        e.previous_h,
-                        e.settings.max_force,
-                    ));
-                }
-            }
+            let impulse = e.impulse;
+            e.breaks_under(&impulse);
         }
     }
 
