@@ -676,36 +676,21 @@ impl DirectSystem {
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
     ) {
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
+        self.fill_rhs(which, |system, sn, r| {
+            let mut value = system.bias[pass][sn.row_offset + r];
+            for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+                let v = velocities[b as usize];
+                let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
+                value += system.jacobian[j] * f64::from(v.linear.x)
+                    + system.jacobian[j + 1] * f64::from(v.linear.y)
+                    + system.jacobian[j + 2] * f64::from(v.angular);
             }
-            for i in self.islands[k].clone() {
-                let node = &self.nodes[i];
-                let at = node.dof_offset;
-                match node.kind {
-                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                    NodeKind::Super(s) => {
-                        let sn = &self.supers[s as usize];
-                        for r in 0..sn.rows {
-                            let mut value = self.bias[pass][sn.row_offset + r];
-                            for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
-                                let v = velocities[b as usize];
-                                let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                                value += self.jacobian[j] * f64::from(v.linear.x)
-                                    + self.jacobian[j + 1] * f64::from(v.linear.y)
-                                    + self.jacobian[j + 2] * f64::from(v.angular);
-                            }
-                            for q in 0..sn.rows {
-                                value += self.gamma[sn.gamma_offset + r * sn.rows + q]
-                                    * self.lambda[sn.row_offset + q];
-                            }
-                            self.rhs[at + r] = value;
-                        }
-                    }
-                }
+            for q in 0..sn.rows {
+                value += system.gamma[sn.gamma_offset + r * sn.rows + q]
+                    * system.lambda[sn.row_offset + q];
             }
-        }
+            value
+        });
         self.substitute(which);
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
@@ -744,23 +729,7 @@ impl DirectSystem {
         inverse_masses: &[InverseMass],
         poses: &mut [crate::types::Pose],
     ) {
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
-            }
-            for i in self.islands[k].clone() {
-                let node = &self.nodes[i];
-                let at = node.dof_offset;
-                match node.kind {
-                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                    NodeKind::Super(s) => {
-                        let sn = &self.supers[s as usize];
-                        self.rhs[at..at + sn.rows]
-                            .copy_from_slice(&self.bias[2][sn.row_offset..sn.row_offset + sn.rows]);
-                    }
-                }
-            }
-        }
+        self.fill_rhs(which, |system, sn, r| system.bias[2][sn.row_offset + r]);
         self.substitute(which);
         self.apply(
             which,
@@ -777,6 +746,29 @@ impl DirectSystem {
             },
             poses,
         );
+    }
+
+    /// Sets the right-hand side of the islands `which` covers: 0 for a body, `row(self,
+    /// super node, row)` for each row of a super node.
+    fn fill_rhs(&mut self, which: Islands, row: impl Fn(&Self, &SuperNode, usize) -> f64) {
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for i in self.islands[k].clone() {
+                let node = self.nodes[i];
+                let at = node.dof_offset;
+                match node.kind {
+                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
+                    NodeKind::Super(s) => {
+                        let sn = self.supers[s as usize];
+                        for r in 0..sn.rows {
+                            self.rhs[at + r] = row(self, &sn, r);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Forward and backward substitution of `rhs` into `solution`.
