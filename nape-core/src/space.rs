@@ -1028,8 +1028,7 @@ impl Space {
     /// distinct bodies in slot order; by type name, then in the order of each type's
     /// storage.
     pub fn constraints(&self) -> impl Iterator<Item = ConstraintInfo> + use<> {
-        let mut order: Vec<usize> = (0..self.stores.len()).collect();
-        order.sort_by_key(|&s| self.stores[s].name());
+        let order = self.stores_by_name();
         let mut out = Vec::with_capacity(self.constraint_count());
         let mut listed = Vec::new();
         for s in order {
@@ -1111,9 +1110,7 @@ impl Space {
                 feed(x);
             }
         }
-        let mut order: Vec<usize> = (0..self.stores.len()).collect();
-        order.sort_by_key(|&s| self.stores[s].name());
-        for s in order {
+        for s in self.stores_by_name() {
             for byte in self.stores[s].name().bytes() {
                 feed(u32::from(byte));
             }
@@ -1500,12 +1497,18 @@ impl Space {
             .project(which, &self.inverse_masses, &mut self.poses);
     }
 
+    /// The store indices in the order of their constraint types' names: the order the
+    /// solver visits them in, so that no result depends on which type was added first.
+    fn stores_by_name(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.stores.len()).collect();
+        order.sort_by_key(|&s| self.stores[s].name());
+        order
+    }
+
     /// Recomputes the islands and which of them are solved exactly, and the order of the
     /// stores. Runs at the first step after bodies or constraints changed.
     fn rebuild_topology(&mut self) {
-        let mut order: Vec<usize> = (0..self.stores.len()).collect();
-        order.sort_by_key(|&s| self.stores[s].name());
-        self.store_order = order;
+        self.store_order = self.stores_by_name();
         self.links.clear();
         if self.direct_solve {
             for &s in &self.store_order {
