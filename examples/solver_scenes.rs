@@ -1,6 +1,8 @@
 //! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
 //! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
-//! measures them. `cargo run --release --example solver_scenes -- [chain|chain_hang|grid]
+//! measures them; `ball` is the swinging ball and chain of the scene tests (40 links, a
+//! ball of 800 times a link's mass), not run unless named. `cargo run --release --example
+//! solver_scenes -- [chain|chain_hang|grid|ball]
 //! [--links N] [--grid N] [--substeps N] [--iterations N] [--relax N] [--hertz HZ]
 //! [--zeta Z] [--no-direct]`.
 //!
@@ -55,7 +57,7 @@ fn main() {
     let which: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .filter(|a| ["chain", "chain_hang", "grid"].contains(a))
+        .filter(|a| ["chain", "chain_hang", "grid", "ball"].contains(a))
         .collect();
     let which = if which.is_empty() {
         vec!["chain", "chain_hang", "grid"]
@@ -70,6 +72,7 @@ fn main() {
         let (mut scene, steps) = match name {
             "chain" => (scenes::chain(links, false), 600),
             "chain_hang" => (scenes::chain(links, true), 600),
+            "ball" => (scenes::ball_and_chain(40, false), 300),
             _ => (scenes::joint_grid(grid), 300),
         };
         if let Some(n) = value("--substeps") {
