@@ -1083,6 +1083,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn pull_direct(&mut self, direct: &DirectSystem) {
+        if self.direct_entries == 0 {
+            return;
+        }
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
             if !e.solving {
@@ -1126,6 +1129,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem) {
+        if self.direct_entries == 0 {
+            return;
+        }
         if T::VELOCITY_ONLY {
             return;
         }
@@ -1161,6 +1167,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn push_direct(&mut self, direct: &mut DirectSystem) {
+        if self.direct_entries == 0 {
+            return;
+        }
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
             if !e.sweep || !e.solving {
