@@ -556,6 +556,49 @@ impl Graph {
 }
 
 impl Node {
+    /// The name of the function this node applies, as both its `f32` method and its
+    /// runtime helper are named (`sin`, `atan2`, `safe_recip`); `None` for constants,
+    /// leaves and the arithmetic operators.
+    #[must_use]
+    pub fn function_name(self) -> Option<&'static str> {
+        Some(match self {
+            Node::Const(_) | Node::Leaf(_) | Node::Add(..) | Node::Mul(..) | Node::Neg(_) => {
+                return None;
+            }
+            Node::Recip(_) => "recip",
+            Node::SafeRecip(_) => "safe_recip",
+            Node::Sqrt(_) => "sqrt",
+            Node::Sin(_) => "sin",
+            Node::Cos(_) => "cos",
+            Node::Tan(_) => "tan",
+            Node::Exp(_) => "exp",
+            Node::Ln(_) => "ln",
+            Node::Asin(_) => "asin",
+            Node::Acos(_) => "acos",
+            Node::Atan2(..) => "atan2",
+            Node::Abs(_) => "abs",
+            Node::Min(..) => "min",
+            Node::Max(..) => "max",
+            Node::Sign(_) => "sign",
+            Node::Step(_) => "step",
+        })
+    }
+
+    /// Whether the function has a guard that `f32`'s method of that name lacks, so that
+    /// generated code calls the runtime helper instead (see [`Self::unary_value`]).
+    #[must_use]
+    pub fn is_guarded(self) -> bool {
+        matches!(
+            self,
+            Node::SafeRecip(_)
+                | Node::Ln(_)
+                | Node::Asin(_)
+                | Node::Acos(_)
+                | Node::Sign(_)
+                | Node::Step(_)
+        )
+    }
+
     /// The value of this one-operand operation at `x`: what constant folding and
     /// [`evaluate`](super::evaluate) compute. Generated code computes the same in `f32`:
     /// the guarded operations (`SafeRecip`, `Ln`, `Asin`, `Acos`, `Sign`, `Step`) through
