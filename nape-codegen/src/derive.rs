@@ -103,17 +103,7 @@ fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
             // compiler then loads both velocity components at once, which the previous
             // joint's separate stores cannot forward to.)
             let flip = variables.iter().min().is_some_and(|&(_, negated)| negated);
-            let signed: Vec<Id> = variables
-                .into_iter()
-                .map(|(variable, negated)| {
-                    if negated != flip {
-                        graph.neg(variable)
-                    } else {
-                        variable
-                    }
-                })
-                .collect();
-            let sum = graph.sum(signed);
+            let sum = flipped_sum(graph, variables, flip);
             let product = graph.mul(base, sum);
             if flip { graph.neg(product) } else { product }
         })
@@ -130,7 +120,7 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
     if terms.len() < 2 {
         return id;
     }
-    // Each term as (factor, cofactor, negated) for both orders of a binary product.
+    // A product term as (factor, cofactor), in both orders.
     let factors = |graph: &Graph, term: Id| -> Vec<(Id, Id)> {
         match graph.node(term) {
             Node::Mul(a, b) if graph.as_const(a).is_none() => vec![(a, b), (b, a)],
@@ -327,9 +317,16 @@ fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
 
 /// `Σ ±term` in a canonical sign: the highest term (by id) enters positively and the whole
 /// sum is negated if need be, so a sum and its negation are one node and a `Neg` of it.
-fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
+fn canonical_sum(graph: &mut Graph, mut terms: Vec<Signed>) -> Id {
     terms.sort();
     let flip = terms.last().is_some_and(|&(_, negated)| negated);
+    let sum = flipped_sum(graph, terms, flip);
+    if flip { graph.neg(sum) } else { sum }
+}
+
+/// `Σ ±term` with every sign flipped when `flip`: the sum that the caller negates back
+/// (outermost, after any product) to choose which of a sum and its negation is the node.
+fn flipped_sum(graph: &mut Graph, terms: Vec<Signed>, flip: bool) -> Id {
     let signed: Vec<Id> = terms
         .into_iter()
         .map(|(term, negated)| {
@@ -340,8 +337,7 @@ fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
             }
         })
         .collect();
-    let sum = graph.sum(signed);
-    if flip { graph.neg(sum) } else { sum }
+    graph.sum(signed)
 }
 
 /// A term of a flattened sum and whether it enters negated.
@@ -359,11 +355,8 @@ fn flatten_with_subsums(
     subsums: &mut Vec<SubSum>,
 ) {
     match graph.node(id) {
-        Node::Add(..) => {
+        Node::Add(a, b) => {
             let start = atoms.len();
-            let Node::Add(a, b) = graph.node(id) else {
-                unreachable!()
-            };
             flatten_with_subsums(graph, a, negated, atoms, subsums);
             flatten_with_subsums(graph, b, negated, atoms, subsums);
             subsums.push((id, negated, atoms[start..].to_vec()));
@@ -435,21 +428,22 @@ pub fn derive(
         };
         depends_on_pose(graph, base).then(|| (collect_factors(graph, base), negated))
     };
-    let mut cache: Vec<Id> = Vec::new();
-    for entries in &exact {
-        for &entry in entries {
-            if let Some((base, _)) = split(graph, entry)
-                && !cache.contains(&base)
-            {
-                cache.push(base);
-            }
-        }
-    }
+    let splits: Vec<Vec<Option<Signed>>> = exact
+        .iter()
+        .map(|entries| entries.iter().map(|&entry| split(graph, entry)).collect())
+        .collect();
+    let mut cache: Vec<Id> = splits
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|&(base, _)| base)
+        .collect();
     cache.sort();
+    cache.dedup();
     let mut jacobian = vec![Vec::with_capacity(columns); dim];
-    for (i, entries) in exact.iter().enumerate() {
-        for &entry in entries {
-            let cached = match split(graph, entry) {
+    for (i, (entries, splits)) in exact.iter().zip(&splits).enumerate() {
+        for (&entry, &split) in entries.iter().zip(splits) {
+            let cached = match split {
                 Some((base, negated)) => {
                     let k = cache.iter().position(|&c| c == base).expect("cached above");
                     let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
