@@ -417,20 +417,15 @@ impl Generator {
         for _ in 0..self.rng.below(4) {
             let n = self.lets;
             match self.rng.below(5) {
-                0 | 1 => {
-                    let value = self.scalar(2);
-                    let annotation = if self.rng.chance(50) { ": f32" } else { "" };
+                kind @ 0..=2 => {
+                    let (value, ty, annotation) = if kind == 2 {
+                        (self.vector(2), Type::Vector, ": Vec2")
+                    } else {
+                        (self.scalar(2), Type::Scalar, ": f32")
+                    };
+                    let annotation = if self.rng.chance(50) { annotation } else { "" };
                     let _ = write!(text, "let l{n}{annotation} = {}; ", value.rust);
-                    self.names
-                        .push((format!("l{n}"), Type::Scalar, value.program));
-                    self.lets += 1;
-                }
-                2 => {
-                    let value = self.vector(2);
-                    let annotation = if self.rng.chance(50) { ": Vec2" } else { "" };
-                    let _ = write!(text, "let l{n}{annotation} = {}; ", value.rust);
-                    self.names
-                        .push((format!("l{n}"), Type::Vector, value.program));
+                    self.names.push((format!("l{n}"), ty, value.program));
                     self.lets += 1;
                 }
                 3 => {

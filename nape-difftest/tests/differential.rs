@@ -515,6 +515,26 @@ fn compare(
     }
 }
 
+/// [`compare`] row by row, a failure naming the entry `name[i][column]` and showing both
+/// matrices.
+fn compare_matrix(
+    name: &str,
+    expected: &[Vec<f64>],
+    got: &[Vec<f32>],
+    tolerance: (f64, f64),
+    worst: &mut f64,
+    context: &impl Fn() -> String,
+) {
+    for (i, (expected_row, got_row)) in expected.iter().zip(got).enumerate() {
+        compare(expected_row, got_row, tolerance, worst, |column, e, g| {
+            format!(
+                "{name}[{i}][{column}]: {g} vs {e}\n{name} = {got:?}\nf64 {name} = {expected:?}\n{}",
+                context()
+            )
+        });
+    }
+}
+
 #[test]
 fn generated_constraints_match_an_independent_evaluation() {
     let mut space = Space::new();
@@ -628,38 +648,24 @@ fn generated_constraints_match_an_independent_evaluation() {
                 &mut worst_c,
                 |i, e, g| format!("c{i}: {g} vs {e}\n{}", context()),
             );
-            for (i, (expected, got)) in j.iter().zip(&generated.j).enumerate() {
-                compare(
-                    expected,
-                    got,
-                    (2e-5, slope_scale),
-                    &mut worst_j,
-                    |column, e, g| {
-                        format!(
-                            "J[{i}][{column}]: {g} vs {e}\nJ = {:?}\nf64 J = {j:?}\n{}",
-                            generated.j,
-                            context()
-                        )
-                    },
-                );
-            }
+            compare_matrix(
+                "J",
+                &j,
+                &generated.j,
+                (2e-5, slope_scale),
+                &mut worst_j,
+                &context,
+            );
             let k = numeric_k(&j, &state.masses, &state.slot_bodies);
             let k_scale = 1.0 + 2.0 * slope_scale * slope_scale;
-            for (i, (expected, got)) in k.iter().zip(&generated.k).enumerate() {
-                compare(
-                    expected,
-                    got,
-                    (2e-5, k_scale),
-                    &mut worst_k,
-                    |column, e, g| {
-                        format!(
-                            "K[{i}][{column}]: {g} vs {e}\nK = {:?}\nf64 K = {k:?}\n{}",
-                            generated.k,
-                            context()
-                        )
-                    },
-                );
-            }
+            compare_matrix(
+                "K",
+                &k,
+                &generated.k,
+                (2e-5, k_scale),
+                &mut worst_k,
+                &context,
+            );
         }
     }
     println!(
