@@ -127,24 +127,13 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
             _ => Vec::new(),
         }
     };
-    let mut counts: Vec<(Id, usize)> = Vec::new();
-    for &(term, _) in &terms {
-        for (factor, _) in factors(graph, term) {
-            match counts.iter_mut().find(|(f, _)| *f == factor) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((factor, 1)),
-            }
-        }
-    }
-    let Some(&(common, uses)) = counts
+    let all_factors = terms
         .iter()
-        .max_by_key(|&&(f, n)| (n, std::cmp::Reverse(f)))
-    else {
+        .flat_map(|&(term, _)| factors(graph, term))
+        .map(|(factor, _)| factor);
+    let Some(common) = most_repeated(all_factors) else {
         return id;
     };
-    if uses < 2 {
-        return id;
-    }
     let mut grouped = Vec::new();
     let mut rest = Vec::new();
     for (term, negated) in terms {
@@ -182,27 +171,17 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
         })
         .collect();
     loop {
-        let mut pairs: Vec<((Id, Id), usize)> = Vec::new();
-        for list in factors.iter().filter(|list| list.len() >= 3) {
-            for (i, &a) in list.iter().enumerate() {
-                for &b in &list[i + 1..] {
-                    let pair = (a.min(b), a.max(b));
-                    match pairs.iter_mut().find(|(p, _)| *p == pair) {
-                        Some((_, n)) => *n += 1,
-                        None => pairs.push((pair, 1)),
-                    }
-                }
-            }
-        }
-        let Some(&((a, b), uses)) = pairs
+        let pairs = factors
             .iter()
-            .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
-        else {
+            .filter(|list| list.len() >= 3)
+            .flat_map(|list| {
+                list.iter().enumerate().flat_map(move |(i, &a)| {
+                    list[i + 1..].iter().map(move |&b| (a.min(b), a.max(b)))
+                })
+            });
+        let Some((a, b)) = most_repeated(pairs) else {
             break;
         };
-        if uses < 2 {
-            break;
-        }
         let product = graph.mul(a, b);
         for list in factors.iter_mut().filter(|list| list.len() >= 3) {
             if let (Some(i), Some(j)) = (
@@ -258,6 +237,22 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
             }
         }
     }
+}
+
+/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice.
+fn most_repeated<T: Copy + Ord>(keys: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
+    for key in keys {
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(key, n)| (n, std::cmp::Reverse(key)))
+        .filter(|&(_, n)| n >= 2)
+        .map(|(key, _)| key)
 }
 
 /// The factors of a product, through nested products.
@@ -445,7 +440,7 @@ pub fn derive(
         for (&entry, &split) in entries.iter().zip(splits) {
             let cached = match split {
                 Some((base, negated)) => {
-                    let k = cache.iter().position(|&c| c == base).expect("cached above");
+                    let k = cache.binary_search(&base).expect("cached above");
                     let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
                     if negated { graph.neg(leaf) } else { leaf }
                 }
