@@ -79,6 +79,24 @@ impl Generator {
         }
     }
 
+    /// One of `functions` (`(method, op)` pairs) on `receiver` and `args`: as a call (see
+    /// [`Self::call`]) and as the program `(op receiver args…)`.
+    fn apply_one_of(
+        &mut self,
+        functions: &[(&str, &str)],
+        receiver: &Code,
+        args: &[&Code],
+        owner: &str,
+    ) -> Code {
+        let (method, op) = functions[self.rng.below(functions.len())];
+        let rust = self.call(receiver, method, args, owner);
+        let operands: Vec<&str> = std::iter::once(receiver)
+            .chain(args.iter().copied())
+            .map(|c| c.program.as_str())
+            .collect();
+        code(rust, format!("({op} {})", operands.join(" ")))
+    }
+
     fn scalar_leaf(&mut self) -> Code {
         let scalar_names: Vec<(String, String)> = self
             .names
@@ -186,24 +204,18 @@ impl Generator {
             }
             5 | 6 => {
                 let (u, v) = (self.vector(d), self.vector(d));
-                let (method, op) =
-                    [("dot", "dot"), ("perp_dot", "pdot"), ("distance", "dist")][self.rng.below(3)];
-                let rust = self.call(&u, method, &[&v], "Vec2");
-                code(rust, format!("({op} {} {})", u.program, v.program))
+                let functions = [("dot", "dot"), ("perp_dot", "pdot"), ("distance", "dist")];
+                self.apply_one_of(&functions, &u, &[&v], "Vec2")
             }
             7 => {
                 let v = self.vector(d);
-                let (method, op) =
-                    [("length", "len"), ("length_squared", "len2")][self.rng.below(2)];
-                let rust = self.call(&v, method, &[], "Vec2");
-                code(rust, format!("({op} {})", v.program))
+                let functions = [("length", "len"), ("length_squared", "len2")];
+                self.apply_one_of(&functions, &v, &[], "Vec2")
             }
             8 | 9 => {
                 let a = self.scalar(d);
-                let (method, op) =
-                    [("sin", "sin"), ("cos", "cos"), ("abs", "abs")][self.rng.below(3)];
-                let rust = self.call(&a, method, &[], "f32");
-                code(rust, format!("({op} {})", a.program))
+                let functions = [("sin", "sin"), ("cos", "cos"), ("abs", "abs")];
+                self.apply_one_of(&functions, &a, &[], "f32")
             }
             10 => {
                 // sqrt and recip of a positive argument, ln of a positive or a negative one.
@@ -232,9 +244,7 @@ impl Generator {
                     format!("({}).sin()", a.rust),
                     format!("(sin {})", a.program),
                 );
-                let (method, op) = [("tan", "tan"), ("exp", "exp")][self.rng.below(2)];
-                let rust = self.call(&bounded, method, &[], "f32");
-                code(rust, format!("({op} {})", bounded.program))
+                self.apply_one_of(&[("tan", "tan"), ("exp", "exp")], &bounded, &[], "f32")
             }
             12 => {
                 // asin and acos inside their domain, or beyond it (clamped).
@@ -250,9 +260,7 @@ impl Generator {
                         format!("(add (mul {a} {a}) 1.5)", a = a.program),
                     )
                 };
-                let (method, op) = [("asin", "asin"), ("acos", "acos")][self.rng.below(2)];
-                let rust = self.call(&argument, method, &[], "f32");
-                code(rust, format!("({op} {})", argument.program))
+                self.apply_one_of(&[("asin", "asin"), ("acos", "acos")], &argument, &[], "f32")
             }
             13 => {
                 // atan2 right of the y axis (no branch cut), or of any vector through sin.
@@ -274,10 +282,8 @@ impl Generator {
             }
             14 | 15 => {
                 let (a, b) = (self.scalar(d), self.scalar(d));
-                let (method, op) =
-                    [("min", "min"), ("max", "max"), ("hypot", "hypot")][self.rng.below(3)];
-                let rust = self.call(&a, method, &[&b], "f32");
-                code(rust, format!("({op} {} {})", a.program, b.program))
+                let functions = [("min", "min"), ("max", "max"), ("hypot", "hypot")];
+                self.apply_one_of(&functions, &a, &[&b], "f32")
             }
             16 => {
                 let a = self.scalar(d);
@@ -388,10 +394,8 @@ impl Generator {
             }
             5 => {
                 let v = self.vector(d);
-                let (method, op) =
-                    [("perp", "perp"), ("normalize", "normalize")][self.rng.below(2)];
-                let rust = self.call(&v, method, &[], "Vec2");
-                code(rust, format!("({op} {})", v.program))
+                let functions = [("perp", "perp"), ("normalize", "normalize")];
+                self.apply_one_of(&functions, &v, &[], "Vec2")
             }
             6 | 7 => {
                 let s = self.body();
@@ -413,20 +417,15 @@ impl Generator {
         for _ in 0..self.rng.below(4) {
             let n = self.lets;
             match self.rng.below(5) {
-                0 | 1 => {
-                    let value = self.scalar(2);
-                    let annotation = if self.rng.chance(50) { ": f32" } else { "" };
+                kind @ 0..=2 => {
+                    let (value, ty, annotation) = if kind == 2 {
+                        (self.vector(2), Type::Vector, ": Vec2")
+                    } else {
+                        (self.scalar(2), Type::Scalar, ": f32")
+                    };
+                    let annotation = if self.rng.chance(50) { annotation } else { "" };
                     let _ = write!(text, "let l{n}{annotation} = {}; ", value.rust);
-                    self.names
-                        .push((format!("l{n}"), Type::Scalar, value.program));
-                    self.lets += 1;
-                }
-                2 => {
-                    let value = self.vector(2);
-                    let annotation = if self.rng.chance(50) { ": Vec2" } else { "" };
-                    let _ = write!(text, "let l{n}{annotation} = {}; ", value.rust);
-                    self.names
-                        .push((format!("l{n}"), Type::Vector, value.program));
+                    self.names.push((format!("l{n}"), ty, value.program));
                     self.lets += 1;
                 }
                 3 => {

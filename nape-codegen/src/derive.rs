@@ -103,17 +103,7 @@ fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
             // compiler then loads both velocity components at once, which the previous
             // joint's separate stores cannot forward to.)
             let flip = variables.iter().min().is_some_and(|&(_, negated)| negated);
-            let signed: Vec<Id> = variables
-                .into_iter()
-                .map(|(variable, negated)| {
-                    if negated != flip {
-                        graph.neg(variable)
-                    } else {
-                        variable
-                    }
-                })
-                .collect();
-            let sum = graph.sum(signed);
+            let sum = flipped_sum(graph, variables, flip);
             let product = graph.mul(base, sum);
             if flip { graph.neg(product) } else { product }
         })
@@ -130,31 +120,20 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
     if terms.len() < 2 {
         return id;
     }
-    // Each term as (factor, cofactor, negated) for both orders of a binary product.
+    // A product term as (factor, cofactor), in both orders.
     let factors = |graph: &Graph, term: Id| -> Vec<(Id, Id)> {
         match graph.node(term) {
             Node::Mul(a, b) if graph.as_const(a).is_none() => vec![(a, b), (b, a)],
             _ => Vec::new(),
         }
     };
-    let mut counts: Vec<(Id, usize)> = Vec::new();
-    for &(term, _) in &terms {
-        for (factor, _) in factors(graph, term) {
-            match counts.iter_mut().find(|(f, _)| *f == factor) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((factor, 1)),
-            }
-        }
-    }
-    let Some(&(common, uses)) = counts
+    let all_factors = terms
         .iter()
-        .max_by_key(|&&(f, n)| (n, std::cmp::Reverse(f)))
-    else {
+        .flat_map(|&(term, _)| factors(graph, term))
+        .map(|(factor, _)| factor);
+    let Some(common) = most_repeated(all_factors) else {
         return id;
     };
-    if uses < 2 {
-        return id;
-    }
     let mut grouped = Vec::new();
     let mut rest = Vec::new();
     for (term, negated) in terms {
@@ -192,27 +171,17 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
         })
         .collect();
     loop {
-        let mut pairs: Vec<((Id, Id), usize)> = Vec::new();
-        for list in factors.iter().filter(|list| list.len() >= 3) {
-            for (i, &a) in list.iter().enumerate() {
-                for &b in &list[i + 1..] {
-                    let pair = (a.min(b), a.max(b));
-                    match pairs.iter_mut().find(|(p, _)| *p == pair) {
-                        Some((_, n)) => *n += 1,
-                        None => pairs.push((pair, 1)),
-                    }
-                }
-            }
-        }
-        let Some(&((a, b), uses)) = pairs
+        let pairs = factors
             .iter()
-            .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
-        else {
+            .filter(|list| list.len() >= 3)
+            .flat_map(|list| {
+                list.iter().enumerate().flat_map(move |(i, &a)| {
+                    list[i + 1..].iter().map(move |&b| (a.min(b), a.max(b)))
+                })
+            });
+        let Some((a, b)) = most_repeated(pairs) else {
             break;
         };
-        if uses < 2 {
-            break;
-        }
         let product = graph.mul(a, b);
         for list in factors.iter_mut().filter(|list| list.len() >= 3) {
             if let (Some(i), Some(j)) = (
@@ -268,6 +237,22 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
             }
         }
     }
+}
+
+/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice.
+fn most_repeated<T: Copy + Ord>(keys: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
+    for key in keys {
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(key, n)| (n, std::cmp::Reverse(key)))
+        .filter(|&(_, n)| n >= 2)
+        .map(|(key, _)| key)
 }
 
 /// The factors of a product, through nested products.
@@ -327,9 +312,16 @@ fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
 
 /// `Σ ±term` in a canonical sign: the highest term (by id) enters positively and the whole
 /// sum is negated if need be, so a sum and its negation are one node and a `Neg` of it.
-fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
+fn canonical_sum(graph: &mut Graph, mut terms: Vec<Signed>) -> Id {
     terms.sort();
     let flip = terms.last().is_some_and(|&(_, negated)| negated);
+    let sum = flipped_sum(graph, terms, flip);
+    if flip { graph.neg(sum) } else { sum }
+}
+
+/// `Σ ±term` with every sign flipped when `flip`: the sum that the caller negates back
+/// (outermost, after any product) to choose which of a sum and its negation is the node.
+fn flipped_sum(graph: &mut Graph, terms: Vec<Signed>, flip: bool) -> Id {
     let signed: Vec<Id> = terms
         .into_iter()
         .map(|(term, negated)| {
@@ -340,8 +332,7 @@ fn canonical_sum(graph: &mut Graph, mut terms: Vec<(Id, bool)>) -> Id {
             }
         })
         .collect();
-    let sum = graph.sum(signed);
-    if flip { graph.neg(sum) } else { sum }
+    graph.sum(signed)
 }
 
 /// A term of a flattened sum and whether it enters negated.
@@ -359,11 +350,8 @@ fn flatten_with_subsums(
     subsums: &mut Vec<SubSum>,
 ) {
     match graph.node(id) {
-        Node::Add(..) => {
+        Node::Add(a, b) => {
             let start = atoms.len();
-            let Node::Add(a, b) = graph.node(id) else {
-                unreachable!()
-            };
             flatten_with_subsums(graph, a, negated, atoms, subsums);
             flatten_with_subsums(graph, b, negated, atoms, subsums);
             subsums.push((id, negated, atoms[start..].to_vec()));
@@ -435,23 +423,24 @@ pub fn derive(
         };
         depends_on_pose(graph, base).then(|| (collect_factors(graph, base), negated))
     };
-    let mut cache: Vec<Id> = Vec::new();
-    for entries in &exact {
-        for &entry in entries {
-            if let Some((base, _)) = split(graph, entry)
-                && !cache.contains(&base)
-            {
-                cache.push(base);
-            }
-        }
-    }
+    let splits: Vec<Vec<Option<Signed>>> = exact
+        .iter()
+        .map(|entries| entries.iter().map(|&entry| split(graph, entry)).collect())
+        .collect();
+    let mut cache: Vec<Id> = splits
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|&(base, _)| base)
+        .collect();
     cache.sort();
+    cache.dedup();
     let mut jacobian = vec![Vec::with_capacity(columns); dim];
-    for (i, entries) in exact.iter().enumerate() {
-        for &entry in entries {
-            let cached = match split(graph, entry) {
+    for (i, (entries, splits)) in exact.iter().zip(&splits).enumerate() {
+        for (&entry, &split) in entries.iter().zip(splits) {
+            let cached = match split {
                 Some((base, negated)) => {
-                    let k = cache.iter().position(|&c| c == base).expect("cached above");
+                    let k = cache.binary_search(&base).expect("cached above");
                     let leaf = graph.leaf(Leaf::Cached(u16::try_from(k).expect("cache fits u16")));
                     if negated { graph.neg(leaf) } else { leaf }
                 }

@@ -123,63 +123,23 @@ impl<'a> Writer<'a> {
                 let a = self.wrapped(a, PREFIX);
                 (quote!(-#a), PREFIX)
             }
-            Node::Recip(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.recip()), ATOM)
-            }
-            Node::SafeRecip(a) => {
-                let krate = &self.model.krate;
-                let a = self.write(a);
-                (quote!(#krate::__private::safe_recip(#a)), ATOM)
-            }
-            Node::Sqrt(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.sqrt()), ATOM)
-            }
-            Node::Sin(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.sin()), ATOM)
-            }
-            Node::Cos(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.cos()), ATOM)
-            }
-            Node::Tan(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.tan()), ATOM)
-            }
-            Node::Exp(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.exp()), ATOM)
-            }
-            Node::Abs(a) => {
-                let a = self.wrapped(a, ATOM);
-                (quote!(#a.abs()), ATOM)
-            }
-            Node::Atan2(y, x) => {
-                let (y, x) = (self.wrapped(y, ATOM), self.write(x));
-                (quote!(#y.atan2(#x)), ATOM)
-            }
-            Node::Min(a, b) => {
-                let (a, b) = (self.wrapped(a, ATOM), self.write(b));
-                (quote!(#a.min(#b)), ATOM)
-            }
-            Node::Max(a, b) => {
-                let (a, b) = (self.wrapped(a, ATOM), self.write(b));
-                (quote!(#a.max(#b)), ATOM)
-            }
-            // The guarded functions are runtime helpers (see `nape::__private`).
-            Node::Ln(a) | Node::Asin(a) | Node::Acos(a) | Node::Sign(a) | Node::Step(a) => {
-                let krate = &self.model.krate;
-                let helper = match graph.node(id) {
-                    Node::Ln(_) => quote!(ln),
-                    Node::Asin(_) => quote!(asin),
-                    Node::Acos(_) => quote!(acos),
-                    Node::Sign(_) => quote!(sign),
-                    _ => quote!(step),
-                };
-                let a = self.write(a);
-                (quote!(#krate::__private::#helper(#a)), ATOM)
+            // A function: the runtime helper where `f32`'s method lacks the guard, else the
+            // method, called on its first operand.
+            node => {
+                let name = node
+                    .function_name()
+                    .expect("every other node is a function");
+                let function = format_ident!("{}", name);
+                let operands = graph.children(id);
+                if node.is_guarded() {
+                    let krate = &self.model.krate;
+                    let operands = operands.iter().map(|&a| self.write(a));
+                    (quote!(#krate::__private::#function(#(#operands),*)), ATOM)
+                } else {
+                    let receiver = self.wrapped(operands[0], ATOM);
+                    let arguments = operands[1..].iter().map(|&a| self.write(a));
+                    (quote!(#receiver.#function(#(#arguments),*)), ATOM)
+                }
             }
         }
     }

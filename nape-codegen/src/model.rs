@@ -696,8 +696,8 @@ impl Lowerer<'_> {
             }
             (syn::Pat::Wild(_), _) => {}
             (syn::Pat::Paren(inner), value) => self.bind(&inner.pat, value),
+            (syn::Pat::Type(typed), Value::Poison) => self.bind(&typed.pat, Value::Poison),
             (syn::Pat::Type(typed), value) => match has_type(&value, &typed.ty) {
-                _ if matches!(value, Value::Poison) => self.bind(&typed.pat, value),
                 Some(true) => self.bind(&typed.pat, value),
                 Some(false) => {
                     self.error(
@@ -1338,91 +1338,8 @@ impl Lowerer<'_> {
             .map(|s| s.ident.to_string())
             .collect();
         let tail: Vec<&str> = segments.iter().map(String::as_str).collect();
-        let is_vec2 = matches!(tail.as_slice(), [.., "Vec2", "new"] | [.., "vec2"]);
-        let method_form = match tail.as_slice() {
-            [.., "f32" | "f64", _] => Some("`f32`"),
-            [.., "Vec2", _] => Some("`Vec2`"),
-            _ => None,
-        };
-        if !is_vec2 {
-            let method = &function
-                .path
-                .segments
-                .last()
-                .expect("a path has a segment")
-                .ident;
-            if let [name] = tail.as_slice()
-                && SCALAR_METHODS.contains(name)
-            {
-                for argument in &call.args {
-                    self.lower(argument);
-                }
-                let (receiver, rest) = match name {
-                    &"atan2" => ("y", "x"),
-                    &"min" | &"max" | &"hypot" => ("a", "b"),
-                    &"clamp" => ("x", "low, high"),
-                    _ => ("x", ""),
-                };
-                return self.error(
-                    function,
-                    format!(
-                        "`{name}` is a method of `f32`: write `{receiver}.{name}({rest})` or \
-                         `f32::{name}({receiver}{}{rest})`",
-                        if rest.is_empty() { "" } else { ", " }
-                    ),
-                );
-            }
-            let Some(expected) = method_form else {
-                return self.error(
-                    function,
-                    format!(
-                        "unsupported function `{}`; write scalar functions as methods \
-                         (`x.sqrt()`, `y.atan2(x)`) or in call form (`f32::sqrt(x)`), and \
-                         vectors as `Vec2::new(x, y)`",
-                        segments.join("::")
-                    ),
-                );
-            };
-            let Some((first, rest)) = call
-                .args
-                .iter()
-                .collect::<Vec<_>>()
-                .split_first()
-                .map(|(f, r)| (*f, r.to_vec()))
-            else {
-                return self.error_at(
-                    call.paren_token.span.join(),
-                    format!(
-                        "`{}` needs its receiver as the first argument",
-                        segments.join("::")
-                    ),
-                );
-            };
-            let receiver = self.lower(first);
-            let matches = matches!(
-                (&receiver, expected),
-                (Value::Scalar(_), "`f32`") | (Value::Vector(..), "`Vec2`") | (Value::Poison, _)
-            );
-            if !matches {
-                for argument in &rest {
-                    self.lower(argument);
-                }
-                return self.error(
-                    first,
-                    format!(
-                        "`{}` takes {expected} as its first argument, found {}",
-                        segments.join("::"),
-                        receiver.describe()
-                    ),
-                );
-            }
-            let invocation = Invocation {
-                method,
-                args: rest,
-                parens: call.paren_token.span.join(),
-                receiver_is_argument: true,
-            };
-            return self.invoke(receiver, &invocation);
+        if !matches!(tail.as_slice(), [.., "Vec2", "new"] | [.., "vec2"]) {
+            return self.call_form(call, function, &tail);
         }
         if call.args.len() != 2 {
             return self.error_at(
@@ -1452,6 +1369,91 @@ impl Lowerer<'_> {
                 )
             }
         }
+    }
+
+    /// A function other than `Vec2::new`: a method in call form (`f32::atan2(y, x)`,
+    /// `Vec2::dot(a, b)`), or a mistake explained.
+    fn call_form(
+        &mut self,
+        call: &syn::ExprCall,
+        function: &syn::ExprPath,
+        tail: &[&str],
+    ) -> Value {
+        let joined = tail.join("::");
+        let method = &function
+            .path
+            .segments
+            .last()
+            .expect("a path has a segment")
+            .ident;
+        if let [name] = tail
+            && SCALAR_METHODS.contains(name)
+        {
+            for argument in &call.args {
+                self.lower(argument);
+            }
+            let (receiver, rest) = match name {
+                &"atan2" => ("y", "x"),
+                &"min" | &"max" | &"hypot" => ("a", "b"),
+                &"clamp" => ("x", "low, high"),
+                _ => ("x", ""),
+            };
+            return self.error(
+                function,
+                format!(
+                    "`{name}` is a method of `f32`: write `{receiver}.{name}({rest})` or \
+                     `f32::{name}({receiver}{}{rest})`",
+                    if rest.is_empty() { "" } else { ", " }
+                ),
+            );
+        }
+        let method_form = match tail {
+            [.., "f32" | "f64", _] => Some("`f32`"),
+            [.., "Vec2", _] => Some("`Vec2`"),
+            _ => None,
+        };
+        let Some(expected) = method_form else {
+            return self.error(
+                function,
+                format!(
+                    "unsupported function `{joined}`; write scalar functions as methods \
+                     (`x.sqrt()`, `y.atan2(x)`) or in call form (`f32::sqrt(x)`), and \
+                     vectors as `Vec2::new(x, y)`"
+                ),
+            );
+        };
+        let mut args = call.args.iter();
+        let Some(first) = args.next() else {
+            return self.error_at(
+                call.paren_token.span.join(),
+                format!("`{joined}` needs its receiver as the first argument"),
+            );
+        };
+        let rest: Vec<&Expr> = args.collect();
+        let receiver = self.lower(first);
+        let matches = matches!(
+            (&receiver, expected),
+            (Value::Scalar(_), "`f32`") | (Value::Vector(..), "`Vec2`") | (Value::Poison, _)
+        );
+        if !matches {
+            for argument in &rest {
+                self.lower(argument);
+            }
+            return self.error(
+                first,
+                format!(
+                    "`{joined}` takes {expected} as its first argument, found {}",
+                    receiver.describe()
+                ),
+            );
+        }
+        let invocation = Invocation {
+            method,
+            args: rest,
+            parens: call.paren_token.span.join(),
+            receiver_is_argument: true,
+        };
+        self.invoke(receiver, &invocation)
     }
 
     fn binary(&mut self, binary: &syn::ExprBinary) -> Value {

@@ -498,6 +498,43 @@ impl Rng {
 
 const STATES_PER_CASE: usize = 6;
 
+/// Asserts that each generated value is within `relative · scale` of the `f64` one,
+/// raising `worst` to the largest error relative to `scale`; `describe(index, expected,
+/// got)` explains a failure.
+fn compare(
+    expected: &[f64],
+    got: &[f32],
+    (relative, scale): (f64, f64),
+    worst: &mut f64,
+    describe: impl Fn(usize, f64, f32) -> String,
+) {
+    for (index, (&e, &g)) in expected.iter().zip(got).enumerate() {
+        let error = (e - f64::from(g)).abs();
+        *worst = worst.max(error / scale);
+        assert!(error <= relative * scale, "{}", describe(index, e, g));
+    }
+}
+
+/// [`compare`] row by row, a failure naming the entry `name[i][column]` and showing both
+/// matrices.
+fn compare_matrix(
+    name: &str,
+    expected: &[Vec<f64>],
+    got: &[Vec<f32>],
+    tolerance: (f64, f64),
+    worst: &mut f64,
+    context: &impl Fn() -> String,
+) {
+    for (i, (expected_row, got_row)) in expected.iter().zip(got).enumerate() {
+        compare(expected_row, got_row, tolerance, worst, |column, e, g| {
+            format!(
+                "{name}[{i}][{column}]: {g} vs {e}\n{name} = {got:?}\nf64 {name} = {expected:?}\n{}",
+                context()
+            )
+        });
+    }
+}
+
 #[test]
 fn generated_constraints_match_an_independent_evaluation() {
     let mut space = Space::new();
@@ -604,41 +641,31 @@ fn generated_constraints_match_an_independent_evaluation() {
             compared += 1;
             let value_scale = 1.0 + evaluator.value_scale;
             let slope_scale = 1.0 + evaluator.slope_scale + evaluator.value_scale;
-            for (i, (&expected, &got)) in c.iter().zip(&generated.c).enumerate() {
-                let error = (expected - f64::from(got)).abs();
-                worst_c = worst_c.max(error / value_scale);
-                assert!(
-                    error <= 1e-5 * value_scale,
-                    "c{i}: {got} vs {expected}\n{}",
-                    context()
-                );
-            }
-            for (i, (expected, got)) in j.iter().zip(&generated.j).enumerate() {
-                for (column, (&e, &g)) in expected.iter().zip(got).enumerate() {
-                    let error = (e - f64::from(g)).abs();
-                    worst_j = worst_j.max(error / slope_scale);
-                    assert!(
-                        error <= 2e-5 * slope_scale,
-                        "J[{i}][{column}]: {g} vs {e}\nJ = {:?}\nf64 J = {j:?}\n{}",
-                        generated.j,
-                        context()
-                    );
-                }
-            }
+            compare(
+                &c,
+                &generated.c,
+                (1e-5, value_scale),
+                &mut worst_c,
+                |i, e, g| format!("c{i}: {g} vs {e}\n{}", context()),
+            );
+            compare_matrix(
+                "J",
+                &j,
+                &generated.j,
+                (2e-5, slope_scale),
+                &mut worst_j,
+                &context,
+            );
             let k = numeric_k(&j, &state.masses, &state.slot_bodies);
             let k_scale = 1.0 + 2.0 * slope_scale * slope_scale;
-            for (i, (expected, got)) in k.iter().zip(&generated.k).enumerate() {
-                for (column, (&e, &g)) in expected.iter().zip(got).enumerate() {
-                    let error = (e - f64::from(g)).abs();
-                    worst_k = worst_k.max(error / k_scale);
-                    assert!(
-                        error <= 2e-5 * k_scale,
-                        "K[{i}][{column}]: {g} vs {e}\nK = {:?}\nf64 K = {k:?}\n{}",
-                        generated.k,
-                        context()
-                    );
-                }
-            }
+            compare_matrix(
+                "K",
+                &k,
+                &generated.k,
+                (2e-5, k_scale),
+                &mut worst_k,
+                &context,
+            );
         }
     }
     println!(

@@ -279,183 +279,143 @@ impl Graph {
     /// `−a`.
     pub fn neg(&mut self, a: Id) -> Id {
         match self.node(a) {
-            Node::Const(bits) => self.constant(-f64::from_bits(bits)),
             Node::Neg(x) => x,
-            _ => self.intern(Node::Neg(a)),
+            _ => self.unary(a, Node::Neg),
         }
     }
 
     /// `1 / a`.
     pub fn recip(&mut self, a: Id) -> Id {
         match self.node(a) {
-            Node::Const(bits) => self.constant(1.0 / f64::from_bits(bits)),
             Node::Recip(x) => x,
-            Node::Neg(x) => {
-                let inverse = self.recip(x);
-                self.neg(inverse)
-            }
-            _ => self.intern(Node::Recip(a)),
+            _ => self.odd(a, Node::Recip),
         }
     }
 
     /// `1 / a`, or 0 where `a` is (nearly) zero.
     pub fn safe_recip(&mut self, a: Id) -> Id {
-        match self.node(a) {
-            Node::Const(bits) => {
-                let value = f64::from_bits(bits);
-                self.constant(if value.abs() > SAFE_RECIP_EPSILON {
-                    1.0 / value
-                } else {
-                    0.0
-                })
-            }
-            Node::Neg(x) => {
-                let inverse = self.safe_recip(x);
-                self.neg(inverse)
-            }
-            _ => self.intern(Node::SafeRecip(a)),
-        }
+        self.odd(a, Node::SafeRecip)
     }
 
     /// `√a`.
     pub fn sqrt(&mut self, a: Id) -> Id {
-        match self.as_const(a) {
-            Some(x) => self.constant(x.sqrt()),
-            None => self.intern(Node::Sqrt(a)),
-        }
+        self.unary(a, Node::Sqrt)
     }
 
     /// `sin a`; the sine of a body's angle is read from its cached rotation.
     pub fn sin(&mut self, a: Id) -> Id {
         match self.node(a) {
-            Node::Const(bits) => self.constant(f64::from_bits(bits).sin()),
             Node::Leaf(Leaf::Pose(slot, Dof::Angle)) => self.leaf(Leaf::Sin(slot)),
-            Node::Neg(x) => {
-                let sine = self.sin(x);
-                self.neg(sine)
-            }
-            _ => self.intern(Node::Sin(a)),
+            _ => self.odd(a, Node::Sin),
         }
     }
 
     /// `cos a`; the cosine of a body's angle is read from its cached rotation.
     pub fn cos(&mut self, a: Id) -> Id {
         match self.node(a) {
-            Node::Const(bits) => self.constant(f64::from_bits(bits).cos()),
             Node::Leaf(Leaf::Pose(slot, Dof::Angle)) => self.leaf(Leaf::Cos(slot)),
             Node::Neg(x) => self.cos(x),
-            _ => self.intern(Node::Cos(a)),
+            _ => self.unary(a, Node::Cos),
         }
     }
 
     /// `tan a`.
     pub fn tan(&mut self, a: Id) -> Id {
-        match self.node(a) {
-            Node::Const(bits) => self.constant(f64::from_bits(bits).tan()),
-            Node::Neg(x) => {
-                let tangent = self.tan(x);
-                self.neg(tangent)
-            }
-            _ => self.intern(Node::Tan(a)),
-        }
+        self.odd(a, Node::Tan)
     }
 
     /// `eᵃ`.
     pub fn exp(&mut self, a: Id) -> Id {
-        match self.as_const(a) {
-            Some(x) => self.constant(x.exp()),
-            None => self.intern(Node::Exp(a)),
-        }
+        self.unary(a, Node::Exp)
     }
 
     /// `ln a` (see [`Node::Ln`] for `a ≤ 0`).
     pub fn ln(&mut self, a: Id) -> Id {
-        match self.as_const(a) {
-            Some(x) => self.constant(guarded_ln(x)),
-            None => self.intern(Node::Ln(a)),
-        }
+        self.unary(a, Node::Ln)
     }
 
     /// `asin a`, the argument clamped to `[−1, 1]`.
     pub fn asin(&mut self, a: Id) -> Id {
-        match self.node(a) {
-            Node::Const(bits) => self.constant(f64::from_bits(bits).clamp(-1.0, 1.0).asin()),
-            Node::Neg(x) => {
-                let arcsine = self.asin(x);
-                self.neg(arcsine)
-            }
-            _ => self.intern(Node::Asin(a)),
-        }
+        self.odd(a, Node::Asin)
     }
 
     /// `acos a`, the argument clamped to `[−1, 1]`.
     pub fn acos(&mut self, a: Id) -> Id {
-        match self.as_const(a) {
-            Some(x) => self.constant(x.clamp(-1.0, 1.0).acos()),
-            None => self.intern(Node::Acos(a)),
-        }
+        self.unary(a, Node::Acos)
     }
 
     /// `atan2(y, x)`.
     pub fn atan2(&mut self, y: Id, x: Id) -> Id {
-        match (self.as_const(y), self.as_const(x)) {
-            (Some(y), Some(x)) => self.constant(y.atan2(x)),
-            _ => self.intern(Node::Atan2(y, x)),
-        }
+        self.binary(y, x, Node::Atan2)
     }
 
     /// `|a|`.
     pub fn abs(&mut self, a: Id) -> Id {
         match self.node(a) {
-            Node::Const(bits) => self.constant(f64::from_bits(bits).abs()),
             Node::Neg(x) => self.abs(x),
             Node::Abs(_) => a,
-            _ => self.intern(Node::Abs(a)),
+            _ => self.unary(a, Node::Abs),
         }
     }
 
     /// The smaller of `a` and `b`.
     pub fn min(&mut self, a: Id, b: Id) -> Id {
-        if a == b {
-            return a;
-        }
-        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
-            return self.constant(x.min(y));
-        }
-        let (a, b) = self.ordered(a, b);
-        self.intern(Node::Min(a, b))
+        self.extremum(a, b, Node::Min)
     }
 
     /// The larger of `a` and `b`.
     pub fn max(&mut self, a: Id, b: Id) -> Id {
-        if a == b {
-            return a;
-        }
-        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
-            return self.constant(x.max(y));
-        }
-        let (a, b) = self.ordered(a, b);
-        self.intern(Node::Max(a, b))
+        self.extremum(a, b, Node::Max)
     }
 
     /// The sign of `a`, 0 at 0.
     pub fn sign(&mut self, a: Id) -> Id {
-        match self.node(a) {
-            Node::Const(bits) => self.constant(sign(f64::from_bits(bits))),
-            Node::Neg(x) => {
-                let s = self.sign(x);
-                self.neg(s)
-            }
-            _ => self.intern(Node::Sign(a)),
-        }
+        self.odd(a, Node::Sign)
     }
 
     /// 1 above 0, 0 below, ½ at 0.
     pub fn step(&mut self, a: Id) -> Id {
+        self.unary(a, Node::Step)
+    }
+
+    /// `operation(a)`, folded to its value when `a` is a constant.
+    fn unary(&mut self, a: Id, operation: fn(Id) -> Node) -> Id {
+        let node = operation(a);
         match self.as_const(a) {
-            Some(x) => self.constant(step(x)),
-            None => self.intern(Node::Step(a)),
+            Some(x) => self.constant(node.unary_value(x)),
+            None => self.intern(node),
         }
+    }
+
+    /// [`Self::unary`] for an odd function: `f(−x) = −f(x)` keeps the negation outermost,
+    /// where the printer and the emitter fold it into a subtraction.
+    fn odd(&mut self, a: Id, operation: fn(Id) -> Node) -> Id {
+        match self.node(a) {
+            Node::Neg(x) => {
+                // Through the operation's own constructor, which may know more of `x`.
+                let inner = self.rebuild_unary(operation(x), x);
+                self.neg(inner)
+            }
+            _ => self.unary(a, operation),
+        }
+    }
+
+    /// `operation(a, b)`, folded to its value when both are constants.
+    fn binary(&mut self, a: Id, b: Id, operation: fn(Id, Id) -> Node) -> Id {
+        let node = operation(a, b);
+        match (self.as_const(a), self.as_const(b)) {
+            (Some(x), Some(y)) => self.constant(node.binary_value(x, y)),
+            _ => self.intern(node),
+        }
+    }
+
+    /// `min` or `max`: `a` itself when both sides are one node, operands in canonical order.
+    fn extremum(&mut self, a: Id, b: Id, operation: fn(Id, Id) -> Node) -> Id {
+        if a == b {
+            return a;
+        }
+        let (a, b) = self.ordered(a, b);
+        self.binary(a, b, operation)
     }
 
     /// The sum of `terms` (0 when empty).
@@ -543,21 +503,17 @@ impl Graph {
                 Some(value) => self.constant(value),
                 None => id,
             },
-            Node::Add(a, b)
-            | Node::Mul(a, b)
-            | Node::Atan2(a, b)
-            | Node::Min(a, b)
-            | Node::Max(a, b) => {
-                let (a, b) = (child(self, a), child(self, b));
-                self.rebuild_binary(self.node(id), a, b)
-            }
-            node => {
-                let [a] = self.children(id)[..] else {
-                    unreachable!("every other node has one child")
-                };
-                let a = child(self, a);
-                self.rebuild_unary(node, a)
-            }
+            node => match self.children(id)[..] {
+                [a] => {
+                    let a = child(self, a);
+                    self.rebuild_unary(node, a)
+                }
+                [a, b] => {
+                    let (a, b) = (child(self, a), child(self, b));
+                    self.rebuild_binary(node, a, b)
+                }
+                _ => unreachable!("operations have one or two operands"),
+            },
         };
         memo.insert(id, result);
         result
@@ -599,33 +555,101 @@ impl Graph {
     }
 }
 
-/// `ln x` with `x` raised to the smallest positive `f32` first (the runtime's rule).
-#[must_use]
-pub fn guarded_ln(x: f64) -> f64 {
-    x.max(f64::from(f32::MIN_POSITIVE)).ln()
-}
-
-/// −1, +1, or 0 at 0 (and for NaN).
-#[must_use]
-pub fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        0.0
+impl Node {
+    /// The name of the function this node applies, as both its `f32` method and its
+    /// runtime helper are named (`sin`, `atan2`, `safe_recip`); `None` for constants,
+    /// leaves and the arithmetic operators.
+    #[must_use]
+    pub fn function_name(self) -> Option<&'static str> {
+        Some(match self {
+            Node::Const(_) | Node::Leaf(_) | Node::Add(..) | Node::Mul(..) | Node::Neg(_) => {
+                return None;
+            }
+            Node::Recip(_) => "recip",
+            Node::SafeRecip(_) => "safe_recip",
+            Node::Sqrt(_) => "sqrt",
+            Node::Sin(_) => "sin",
+            Node::Cos(_) => "cos",
+            Node::Tan(_) => "tan",
+            Node::Exp(_) => "exp",
+            Node::Ln(_) => "ln",
+            Node::Asin(_) => "asin",
+            Node::Acos(_) => "acos",
+            Node::Atan2(..) => "atan2",
+            Node::Abs(_) => "abs",
+            Node::Min(..) => "min",
+            Node::Max(..) => "max",
+            Node::Sign(_) => "sign",
+            Node::Step(_) => "step",
+        })
     }
-}
 
-/// 1 above 0, 0 below, ½ at 0.
-#[must_use]
-pub fn step(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        0.0
-    } else {
-        0.5
+    /// Whether the function has a guard that `f32`'s method of that name lacks, so that
+    /// generated code calls the runtime helper instead (see [`Self::unary_value`]).
+    #[must_use]
+    pub fn is_guarded(self) -> bool {
+        matches!(
+            self,
+            Node::SafeRecip(_)
+                | Node::Ln(_)
+                | Node::Asin(_)
+                | Node::Acos(_)
+                | Node::Sign(_)
+                | Node::Step(_)
+        )
+    }
+
+    /// The value of this one-operand operation at `x`: what constant folding and
+    /// [`evaluate`](super::evaluate) compute. Generated code computes the same in `f32`:
+    /// the guarded operations (`SafeRecip`, `Ln`, `Asin`, `Acos`, `Sign`, `Step`) through
+    /// the runtime helpers of the same names in `nape::__private`, which must follow the
+    /// rules written here (`tests/expression_functions.rs` pins them at their guards, and
+    /// `symbolic::tests` pins these).
+    ///
+    /// # Panics
+    ///
+    /// On a node that does not have exactly one operand.
+    #[must_use]
+    pub fn unary_value(self, x: f64) -> f64 {
+        match self {
+            Node::Neg(_) => -x,
+            Node::Recip(_) => 1.0 / x,
+            Node::SafeRecip(_) if x.abs() > SAFE_RECIP_EPSILON => 1.0 / x,
+            Node::SafeRecip(_) => 0.0,
+            Node::Sqrt(_) => x.sqrt(),
+            Node::Sin(_) => x.sin(),
+            Node::Cos(_) => x.cos(),
+            Node::Tan(_) => x.tan(),
+            Node::Exp(_) => x.exp(),
+            Node::Ln(_) => x.max(f64::from(f32::MIN_POSITIVE)).ln(),
+            Node::Asin(_) => x.clamp(-1.0, 1.0).asin(),
+            Node::Acos(_) => x.clamp(-1.0, 1.0).acos(),
+            Node::Abs(_) => x.abs(),
+            Node::Sign(_) if x > 0.0 => 1.0,
+            Node::Sign(_) if x < 0.0 => -1.0,
+            Node::Sign(_) => 0.0,
+            Node::Step(_) if x > 0.0 => 1.0,
+            Node::Step(_) if x < 0.0 => 0.0,
+            Node::Step(_) => 0.5,
+            other => unreachable!("{other:?} is not unary"),
+        }
+    }
+
+    /// The value of this two-operand operation at `(a, b)` (see [`Self::unary_value`]).
+    ///
+    /// # Panics
+    ///
+    /// On a node that does not have exactly two operands.
+    #[must_use]
+    pub fn binary_value(self, a: f64, b: f64) -> f64 {
+        match self {
+            Node::Add(..) => a + b,
+            Node::Mul(..) => a * b,
+            Node::Atan2(..) => a.atan2(b),
+            Node::Min(..) => a.min(b),
+            Node::Max(..) => a.max(b),
+            other => unreachable!("{other:?} is not binary"),
+        }
     }
 }
 

@@ -51,35 +51,17 @@ fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) 
         Node::Recip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
         Node::SafeRecip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
         Node::Sqrt(a) => (format!("√{}", wrap(a, ATOM)), PREFIX),
-        Node::Sin(a) => (format!("sin({})", to_infix(graph, a, name)), ATOM),
-        Node::Cos(a) => (format!("cos({})", to_infix(graph, a, name)), ATOM),
         Node::Abs(a) => (format!("|{}|", to_infix(graph, a, name)), ATOM),
-        Node::Tan(a)
-        | Node::Exp(a)
-        | Node::Ln(a)
-        | Node::Asin(a)
-        | Node::Acos(a)
-        | Node::Sign(a)
-        | Node::Step(a) => {
-            let function = match graph.node(id) {
-                Node::Tan(_) => "tan",
-                Node::Exp(_) => "exp",
-                Node::Ln(_) => "ln",
-                Node::Asin(_) => "asin",
-                Node::Acos(_) => "acos",
-                Node::Sign(_) => "sign",
-                _ => "step",
-            };
-            (format!("{function}({})", to_infix(graph, a, name)), ATOM)
-        }
-        Node::Atan2(a, b) | Node::Min(a, b) | Node::Max(a, b) => {
-            let function = match graph.node(id) {
-                Node::Atan2(..) => "atan2",
-                Node::Min(..) => "min",
-                _ => "max",
-            };
-            let (a, b) = (to_infix(graph, a, name), to_infix(graph, b, name));
-            (format!("{function}({a}, {b})"), ATOM)
+        node => {
+            let function = node
+                .function_name()
+                .expect("every other node is a function");
+            let operands: Vec<String> = graph
+                .children(id)
+                .into_iter()
+                .map(|a| to_infix(graph, a, name))
+                .collect();
+            (format!("{function}({})", operands.join(", ")), ATOM)
         }
     }
 }
