@@ -491,34 +491,20 @@ fn pulley_pair(rng: &mut Rng, bodies: [BodyHandle; 4]) -> (PulleyJoint, HandPull
     let ratio = rng.range(0.2, 3.0);
     let [body1, body2, body3, body4] = bodies;
     let [anchor1, anchor2, anchor3, anchor4] = anchors;
-    (
-        PulleyJoint {
-            body1,
-            body2,
-            body3,
-            body4,
-            anchor1,
-            anchor2,
-            anchor3,
-            anchor4,
-            joint_min: min,
-            joint_max: max,
-            ratio,
-        },
-        HandPulley {
-            body1,
-            body2,
-            body3,
-            body4,
-            anchor1,
-            anchor2,
-            anchor3,
-            anchor4,
-            joint_min: min,
-            joint_max: max,
-            ratio,
-        },
-    )
+    let generated = PulleyJoint {
+        body1,
+        body2,
+        body3,
+        body4,
+        anchor1,
+        anchor2,
+        anchor3,
+        anchor4,
+        joint_min: min,
+        joint_max: max,
+        ratio,
+    };
+    (generated, generated.into())
 }
 
 #[test]
@@ -981,19 +967,7 @@ fn add_pulley_range(
         joint_max: max,
         ratio,
     };
-    let reference = HandPulley {
-        body1,
-        body2,
-        body3,
-        body4,
-        anchor1,
-        anchor2,
-        anchor3,
-        anchor4,
-        joint_min: min,
-        joint_max: max,
-        ratio,
-    };
+    let reference = HandPulley::from(generated);
     add_either(
         space,
         hand,
