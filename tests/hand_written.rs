@@ -491,34 +491,20 @@ fn pulley_pair(rng: &mut Rng, bodies: [BodyHandle; 4]) -> (PulleyJoint, HandPull
     let ratio = rng.range(0.2, 3.0);
     let [body1, body2, body3, body4] = bodies;
     let [anchor1, anchor2, anchor3, anchor4] = anchors;
-    (
-        PulleyJoint {
-            body1,
-            body2,
-            body3,
-            body4,
-            anchor1,
-            anchor2,
-            anchor3,
-            anchor4,
-            joint_min: min,
-            joint_max: max,
-            ratio,
-        },
-        HandPulley {
-            body1,
-            body2,
-            body3,
-            body4,
-            anchor1,
-            anchor2,
-            anchor3,
-            anchor4,
-            joint_min: min,
-            joint_max: max,
-            ratio,
-        },
-    )
+    let generated = PulleyJoint {
+        body1,
+        body2,
+        body3,
+        body4,
+        anchor1,
+        anchor2,
+        anchor3,
+        anchor4,
+        joint_min: min,
+        joint_max: max,
+        ratio,
+    };
+    (generated, generated.into())
 }
 
 #[test]
@@ -663,6 +649,25 @@ fn reader<T: Constraint<D, B>, const D: usize, const B: usize>(
     })
 }
 
+/// Adds `reference` to the hand-written run, `generated` to the other, with `settings`.
+fn add_either<H, G, const D: usize, const B: usize>(
+    space: &mut Space,
+    hand: bool,
+    reference: H,
+    generated: G,
+    settings: ConstraintSettings,
+) -> ImpulseReader
+where
+    H: Constraint<D, B>,
+    G: Constraint<D, B>,
+{
+    if hand {
+        reader(space.add_constraint_with(reference, settings).unwrap())
+    } else {
+        reader(space.add_constraint_with(generated, settings).unwrap())
+    }
+}
+
 /// Steps `scene` built with the generated joints and with the references for 600 steps
 /// at 60 Hz under gravity: every body's position and angle stay within 1e-4 of each
 /// other, and the joints under test act (a nonzero impulse in some step).
@@ -744,25 +749,24 @@ fn angle_joint_scene_matches_the_reference() {
         [limit, gear]
             .into_iter()
             .map(|(b1, b2, min, max, ratio)| {
-                if hand {
-                    reader(
-                        space
-                            .add_constraint(HandAngle {
-                                body1: b1,
-                                body2: b2,
-                                joint_min: min,
-                                joint_max: max,
-                                ratio,
-                            })
-                            .unwrap(),
-                    )
-                } else {
-                    let joint = AngleJoint {
-                        ratio,
-                        ..AngleJoint::new(b1, b2, min, max)
-                    };
-                    reader(space.add_constraint(joint).unwrap())
-                }
+                let reference = HandAngle {
+                    body1: b1,
+                    body2: b2,
+                    joint_min: min,
+                    joint_max: max,
+                    ratio,
+                };
+                let generated = AngleJoint {
+                    ratio,
+                    ..AngleJoint::new(b1, b2, min, max)
+                };
+                add_either(
+                    space,
+                    hand,
+                    reference,
+                    generated,
+                    ConstraintSettings::default(),
+                )
             })
             .collect()
     });
@@ -797,21 +801,17 @@ fn motor_joint_scene_matches_the_reference() {
         motors
             .into_iter()
             .map(|(b1, b2, rate, ratio, settings)| {
-                if hand {
-                    let joint = HandMotor {
-                        body1: b1,
-                        body2: b2,
-                        rate,
-                        ratio,
-                    };
-                    reader(space.add_constraint_with(joint, settings).unwrap())
-                } else {
-                    let joint = MotorJoint {
-                        ratio,
-                        ..MotorJoint::new(b1, b2, rate)
-                    };
-                    reader(space.add_constraint_with(joint, settings).unwrap())
-                }
+                let reference = HandMotor {
+                    body1: b1,
+                    body2: b2,
+                    rate,
+                    ratio,
+                };
+                let generated = MotorJoint {
+                    ratio,
+                    ..MotorJoint::new(b1, b2, rate)
+                };
+                add_either(space, hand, reference, generated, settings)
             })
             .collect()
     });
@@ -840,23 +840,22 @@ fn distance_joint_scene_matches_the_reference() {
         joints
             .into_iter()
             .map(|(b1, b2, a1, a2, min, max)| {
-                if hand {
-                    let joint = HandDistance {
-                        body1: b1,
-                        body2: b2,
-                        anchor1: a1,
-                        anchor2: a2,
-                        joint_min: min,
-                        joint_max: max,
-                    };
-                    reader(space.add_constraint(joint).unwrap())
-                } else {
-                    reader(
-                        space
-                            .add_constraint(DistanceJoint::new(b1, b2, a1, a2, min, max))
-                            .unwrap(),
-                    )
-                }
+                let reference = HandDistance {
+                    body1: b1,
+                    body2: b2,
+                    anchor1: a1,
+                    anchor2: a2,
+                    joint_min: min,
+                    joint_max: max,
+                };
+                let generated = DistanceJoint::new(b1, b2, a1, a2, min, max);
+                add_either(
+                    space,
+                    hand,
+                    reference,
+                    generated,
+                    ConstraintSettings::default(),
+                )
             })
             .collect()
     });
@@ -909,24 +908,23 @@ fn line_joint_scene_matches_the_reference() {
         joints
             .into_iter()
             .map(|(b1, b2, a1, a2, dir, min, max)| {
-                if hand {
-                    let joint = HandLine {
-                        body1: b1,
-                        body2: b2,
-                        anchor1: a1,
-                        anchor2: a2,
-                        direction: dir,
-                        joint_min: min,
-                        joint_max: max,
-                    };
-                    reader(space.add_constraint(joint).unwrap())
-                } else {
-                    reader(
-                        space
-                            .add_constraint(LineJoint::new(b1, b2, a1, a2, dir, min, max))
-                            .unwrap(),
-                    )
-                }
+                let reference = HandLine {
+                    body1: b1,
+                    body2: b2,
+                    anchor1: a1,
+                    anchor2: a2,
+                    direction: dir,
+                    joint_min: min,
+                    joint_max: max,
+                };
+                let generated = LineJoint::new(b1, b2, a1, a2, dir, min, max);
+                add_either(
+                    space,
+                    hand,
+                    reference,
+                    generated,
+                    ConstraintSettings::default(),
+                )
             })
             .collect()
     });
@@ -969,24 +967,14 @@ fn add_pulley_range(
         joint_max: max,
         ratio,
     };
-    if hand {
-        let joint = HandPulley {
-            body1,
-            body2,
-            body3,
-            body4,
-            anchor1,
-            anchor2,
-            anchor3,
-            anchor4,
-            joint_min: min,
-            joint_max: max,
-            ratio,
-        };
-        reader(space.add_constraint(joint).unwrap())
-    } else {
-        reader(space.add_constraint(generated).unwrap())
-    }
+    let reference = HandPulley::from(generated);
+    add_either(
+        space,
+        hand,
+        reference,
+        generated,
+        ConstraintSettings::default(),
+    )
 }
 
 /// The pulley's current total length, to start it satisfied.

@@ -15,17 +15,6 @@ use scenes::{Ragdoll, Scene};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// Substeps for the scenes whose long links carry a large tension (the swinging ball and
-/// chain, the 200-link soak): the default 4 lets a zig-zag mode of the links grow there
-/// (see the solver issue); 8 holds. `None`: the default, which these tests demand.
-const TENSION_SUBSTEPS: Option<u32> = None;
-
-fn tension_substeps(s: &mut Scene) {
-    if let Some(n) = TENSION_SUBSTEPS {
-        s.space.substeps = n;
-    }
-}
-
 /// Whether the long versions run (`NAPE_LONG=1`).
 fn long() -> bool {
     std::env::var("NAPE_LONG").is_ok_and(|v| v == "1")
@@ -157,7 +146,6 @@ fn ball_and_chain_hangs_where_physics_says() {
 fn ball_and_chain_swings_on_its_chain() {
     let steps = if long() { 1200 } else { 300 };
     let mut s = scenes::ball_and_chain(40, false);
-    tension_substeps(&mut s);
     let ball = *s.bodies.last().expect("ball");
     let scale = 20.0 * std::f64::consts::PI * 64.0 * 10.0 * 48.0;
     let initial = s.energy();
@@ -366,14 +354,7 @@ fn five_ragdolls_hand_in_hand_thrown_and_spinning() {
 #[test]
 fn five_ragdolls_hand_in_hand_hung() {
     let (mut s, dolls) = scenes::ragdoll_line(5);
-    let hand = dolls[0].left_hand;
-    let at = s
-        .space
-        .body(hand)
-        .expect("hand")
-        .world_point(scenes::hand_point(false));
-    let hook = s.anchor(at);
-    s.pin(hook, hand, Vec2::ZERO, scenes::hand_point(false));
+    hang_by_left_hand(&mut s, &dolls[0]);
     let steps = if long() { 600 } else { 180 };
     let r = run(&mut s, steps, DT);
     assert_ragdoll_bounds("five ragdolls hung", &r);
@@ -399,6 +380,7 @@ fn ragdoll_hung_by_a_hand_and_pushed() {
     assert_ragdoll_bounds("ragdoll hung and pushed", &r);
 }
 
+/// Pins `doll`'s left hand to a static hook where it is.
 fn hang_by_left_hand(s: &mut Scene, doll: &Ragdoll) {
     let at = s
         .space
@@ -448,9 +430,7 @@ fn joint_grids_of_every_size() {
 #[test]
 fn soak_chain_never_gains_energy() {
     let steps = if long() { 100_000 } else { 3_000 };
-    println!("soak substeps: {:?}", TENSION_SUBSTEPS);
     let mut s = scenes::chain(200, false);
-    tension_substeps(&mut s);
     let initial = s.energy();
     let scale = chain_energy_scale(200);
     let mut max_rise = f64::NEG_INFINITY;

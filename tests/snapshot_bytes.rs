@@ -3,11 +3,14 @@
 //! registry, continues bit for bit; so it does through serde; bytes that are truncated,
 //! corrupted or name an unknown type are typed errors, never panics.
 
+#[path = "support/every_joint.rs"]
+mod every_joint;
+
+use every_joint::{every_joint, plank};
 use nape::snapshot::{FORMAT_VERSION, SnapshotError, SnapshotFields, SnapshotRegistry};
 use nape::{
     AngleJoint, Body, BodyHandle, Constraint, ConstraintSettings, DistanceJoint, InverseMass,
-    LineJoint, MotorJoint, PivotJoint, Pose, PulleyJoint, SharedSlots, Snapshot, Space, Vec2,
-    Velocity, WeldJoint, constraint,
+    PivotJoint, Pose, SharedSlots, Snapshot, Space, Vec2, Velocity, constraint,
 };
 use serde::de::DeserializeSeed;
 
@@ -118,79 +121,11 @@ fn registry() -> SnapshotRegistry {
 /// breaks, and removed bodies and constraints (so the handle tables have free slots).
 fn scene() -> Space {
     let mut space = Space::new();
-    space.gravity = Vec2::new(0.0, -10.0);
-    let ground = space.add_body(Body::static_body()).unwrap();
-    let body = |space: &mut Space, x: f32, y: f32| {
-        space
-            .add_body(Body::rectangle(0.5, 0.2, 1.0).at(Vec2::new(x, y)))
-            .unwrap()
-    };
-    let a = body(&mut space, 1.0, 0.0);
-    let b = body(&mut space, 2.0, 0.0);
-    let c = body(&mut space, 3.0, -0.5);
-    let d = body(&mut space, 0.0, -2.0);
-    let e = body(&mut space, -1.0, -2.0);
-    let f = body(&mut space, 2.0, -2.0);
-    let doomed = body(&mut space, 9.0, 9.0);
-    let g = body(&mut space, 4.0, 0.0);
-    let h = body(&mut space, 5.0, 0.5);
-    let k = body(&mut space, 6.0, 0.0);
-    space
-        .add_constraint(PivotJoint::new(ground, a, Vec2::ZERO, Vec2::new(-1.0, 0.0)))
-        .unwrap();
-    space
-        .add_constraint(WeldJoint::new(
-            a,
-            b,
-            Vec2::new(0.5, 0.0),
-            Vec2::new(-0.5, 0.0),
-            0.0,
-        ))
-        .unwrap();
-    space
-        .add_constraint_with(
-            DistanceJoint::new(b, c, Vec2::ZERO, Vec2::ZERO, 0.5, 1.2),
-            ConstraintSettings::soft(4.0, 0.5),
-        )
-        .unwrap();
-    space
-        .add_constraint(AngleJoint::new(b, c, -0.5, 0.5))
-        .unwrap();
-    space
-        .add_constraint(LineJoint::new(
-            ground,
-            d,
-            Vec2::new(0.0, -2.0),
-            Vec2::ZERO,
-            Vec2::X,
-            -1.0,
-            1.0,
-        ))
-        .unwrap();
-    space
-        .add_constraint_with(
-            MotorJoint::new(ground, d, 2.0),
-            ConstraintSettings {
-                max_force: 5.0,
-                ..ConstraintSettings::default()
-            },
-        )
-        .unwrap();
-    space
-        .add_constraint(PulleyJoint {
-            body1: ground,
-            body2: e,
-            body3: ground,
-            body4: f,
-            anchor1: Vec2::new(-1.0, 0.0),
-            anchor2: Vec2::ZERO,
-            anchor3: Vec2::new(2.0, 0.0),
-            anchor4: Vec2::ZERO,
-            joint_min: 0.0,
-            joint_max: 4.0,
-            ratio: 1.0,
-        })
-        .unwrap();
+    let (ground, [a, _, c, d, e, f]) = every_joint(&mut space);
+    let doomed = plank(&mut space, 9.0, 9.0);
+    let g = plank(&mut space, 4.0, 0.0);
+    let h = plank(&mut space, 5.0, 0.5);
+    let k = plank(&mut space, 6.0, 0.0);
     space
         .add_constraint(PivotJoint::new(ground, g, Vec2::new(4.0, 1.0), Vec2::ZERO))
         .unwrap();

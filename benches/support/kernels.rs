@@ -253,6 +253,20 @@ pub fn each_builtin(v: &mut impl Visit) {
             joint_max: 1.0,
         }),
     );
+    let pulley = |[body1, body2, body3, body4]: [BodyHandle; 4],
+                  [anchor1, anchor2, anchor3, anchor4]: [Vec2; 4]| PulleyJoint {
+        body1,
+        body2,
+        body3,
+        body4,
+        anchor1,
+        anchor2,
+        anchor3,
+        anchor4,
+        joint_min: 1.0,
+        joint_max: 8.0,
+        ratio: 2.0,
+    };
     let arrangements = [
         ("pulley-4", [0, 1, 2, 3]),
         ("pulley-3", [0, 1, 1, 2]),
@@ -261,38 +275,10 @@ pub fn each_builtin(v: &mut impl Visit) {
     for (name, slots) in arrangements {
         v.pair(
             name,
-            Workload::new(
-                slots,
-                |[body1, body2, body3, body4], [anchor1, anchor2, anchor3, anchor4]| PulleyJoint {
-                    body1,
-                    body2,
-                    body3,
-                    body4,
-                    anchor1,
-                    anchor2,
-                    anchor3,
-                    anchor4,
-                    joint_min: 1.0,
-                    joint_max: 8.0,
-                    ratio: 2.0,
-                },
-            ),
-            Workload::new(
-                slots,
-                |[body1, body2, body3, body4], [anchor1, anchor2, anchor3, anchor4]| HandPulley {
-                    body1,
-                    body2,
-                    body3,
-                    body4,
-                    anchor1,
-                    anchor2,
-                    anchor3,
-                    anchor4,
-                    joint_min: 1.0,
-                    joint_max: 8.0,
-                    ratio: 2.0,
-                },
-            ),
+            Workload::new(slots, pulley),
+            Workload::new(slots, |bodies, anchors| {
+                HandPulley::from(pulley(bodies, anchors))
+            }),
         );
     }
 }

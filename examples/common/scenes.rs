@@ -145,26 +145,23 @@ impl Scene {
 
     /// The largest linear speed of any body.
     pub fn max_speed(&self) -> f32 {
-        self.space
-            .bodies()
-            .map(|(_, b)| b.velocity().length())
-            .fold(0.0, |m, v| {
-                if v.is_finite() {
-                    m.max(v)
-                } else {
-                    f32::INFINITY
-                }
-            })
+        self.fastest(|b| b.velocity().length())
     }
 
     /// The largest angular speed of any body.
     pub fn max_angular_speed(&self) -> f32 {
+        self.fastest(|b| b.angular_velocity().abs())
+    }
+
+    /// The largest `speed` of any body; infinite if any is not finite (a NaN must not
+    /// hide behind `max`).
+    fn fastest(&self, speed: impl Fn(&Body) -> f32) -> f32 {
         self.space
             .bodies()
-            .map(|(_, b)| b.angular_velocity().abs())
-            .fold(0.0, |m, w| {
-                if w.is_finite() {
-                    m.max(w)
+            .map(|(_, b)| speed(b))
+            .fold(0.0, |m, v| {
+                if v.is_finite() {
+                    m.max(v)
                 } else {
                     f32::INFINITY
                 }

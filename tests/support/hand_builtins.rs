@@ -17,8 +17,8 @@
 #![allow(dead_code)]
 
 use nape_core::{
-    BodyHandle, Bounds, Constraint, InvalidParameter, InverseMass, Pose, SharedSlots, Vec2,
-    Velocity,
+    BodyHandle, Bounds, Constraint, InvalidParameter, InverseMass, Pose, PulleyJoint, SharedSlots,
+    Vec2, Velocity,
 };
 
 /// `1 / x`, or 0 where `x` is too close to zero to mean anything: the same threshold as the
@@ -542,6 +542,38 @@ pub struct HandPulley {
     pub joint_max: f32,
     /// Weight of the second segment.
     pub ratio: f32,
+}
+
+impl From<PulleyJoint> for HandPulley {
+    /// The reference with the generated joint's slots, anchors, bounds and ratio.
+    fn from(joint: PulleyJoint) -> Self {
+        let PulleyJoint {
+            body1,
+            body2,
+            body3,
+            body4,
+            anchor1,
+            anchor2,
+            anchor3,
+            anchor4,
+            joint_min,
+            joint_max,
+            ratio,
+        } = joint;
+        Self {
+            body1,
+            body2,
+            body3,
+            body4,
+            anchor1,
+            anchor2,
+            anchor3,
+            anchor4,
+            joint_min,
+            joint_max,
+            ratio,
+        }
+    }
 }
 
 /// The per-step form of a pulley: both segments, the second scaled by the ratio.
