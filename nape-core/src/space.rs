@@ -17,6 +17,15 @@ use crate::solver::{ErasedStore, Softness, Store, Substep};
 use crate::types::DrawPrimitive;
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
+/// How much worse (relative, and absolute in m or rad) an island's largest error may get
+/// through the substep's position corrections before they are undone: rounding only.
+const REVERT_MARGIN: f32 = 1e-3;
+const REVERT_FLOOR: f32 = 1e-6;
+
+/// The damping (relative to each constraint's `K`) of the retries of a projection that made
+/// an island worse, before it is undone.
+const PROJECTION_DAMPING: [f32; 3] = [0.1, 1.0, 10.0];
+
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
 /// still violated.
 const LIMIT_ROUNDS: usize = 8;
@@ -261,6 +270,13 @@ pub struct Space {
     broken: Vec<BreakEvent>,
     /// Constraints found non-finite at the end of the last step.
     faulty: Vec<ConstraintId>,
+    /// Scratch of the position projection: the poses before it, each acyclic island's
+    /// largest error before it and now, each body's acyclic island (`u32::MAX`: none).
+    projection_start: Vec<Pose>,
+    errors_before: Vec<f32>,
+    island_errors: Vec<f32>,
+    island_worse: Vec<bool>,
+    body_island: Vec<u32>,
 }
 
 impl Default for Space {
@@ -314,6 +330,11 @@ impl Space {
             store_of: HashMap::new(),
             broken: Vec::new(),
             faulty: Vec::new(),
+            projection_start: Vec::new(),
+            errors_before: Vec::new(),
+            island_errors: Vec::new(),
+            island_worse: Vec::new(),
+            body_island: Vec::new(),
         }
     }
 
@@ -1196,6 +1217,11 @@ impl Space {
             store_of: snapshot.store_of.clone(),
             broken: snapshot.broken.clone(),
             faulty: snapshot.faulty.clone(),
+            projection_start: Vec::new(),
+            errors_before: Vec::new(),
+            island_errors: Vec::new(),
+            island_worse: Vec::new(),
+            body_island: Vec::new(),
         }
     }
 
@@ -1382,9 +1408,13 @@ impl Space {
                 // The factor is from the substep's start, so one projection leaves an error
                 // of order ω·h times the one it removed; at the end of the step, where the
                 // user sees the poses, a second one takes that away too.
+                self.projection_start.clone_from(&self.poses);
                 let projections = if k + 1 == substeps { 2 } else { 1 };
-                for _ in 0..projections {
+                for p in 0..projections {
                     self.project(Islands::All);
+                    if p == 0 {
+                        self.errors_before.clone_from(&self.island_errors);
+                    }
                 }
             }
             // Limits reached during the substep, alternating with the projection of the
@@ -1404,6 +1434,9 @@ impl Space {
                     break;
                 }
                 self.project(Islands::Marked);
+            }
+            if direct {
+                self.keep_projections_that_helped();
             }
             self.solve_pass(1, self.relax_iterations, direct);
             for &s in &self.store_order {
@@ -1490,11 +1523,93 @@ impl Space {
 
     /// One position projection of the acyclic islands `which` selects.
     fn project(&mut self, which: Islands) {
-        for &s in &self.store_order {
-            self.stores[s].position_errors(&self.poses, &mut self.direct);
-        }
+        self.measure_island_errors();
         self.direct
             .project(which, &self.inverse_masses, &mut self.poses);
+    }
+
+    /// Writes every stiff row's error at the current poses into the direct system and
+    /// each acyclic island's largest into `island_errors`.
+    fn measure_island_errors(&mut self) {
+        self.island_errors.clear();
+        self.island_errors.resize(self.direct.island_count(), 0.0);
+        for &s in &self.store_order {
+            self.stores[s].position_errors(&self.poses, &mut self.direct, &mut self.island_errors);
+        }
+    }
+
+    /// Undoes this substep's position corrections in every acyclic island whose largest
+    /// error they made worse. Constraints that contradict each other (two welds holding one
+    /// body at different angles, a joint pulling a body into a static one's limit) make an
+    /// island's system nearly singular, and its projection would then fling bodies by any
+    /// distance; an island whose constraints can be met is never reverted, since each
+    /// projection shrinks its error.
+    fn keep_projections_that_helped(&mut self) {
+        self.measure_island_errors();
+        if !self.mark_worse_islands() {
+            return;
+        }
+        // Damped (Levenberg–Marquardt) projections from the poses before, on the islands
+        // that got worse: the damping shortens the steps along nearly singular directions
+        // (a stretched straight bridge must buckle to shorten) and leaves the others.
+        for damping in PROJECTION_DAMPING {
+            self.restart_worse_islands();
+            self.relinearize(damping);
+            // The errors to remove, at the restarted poses (the rows were just cleared).
+            self.measure_island_errors();
+            self.direct
+                .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
+            self.measure_island_errors();
+            if !self.mark_worse_islands() {
+                break;
+            }
+        }
+        self.restart_worse_islands();
+        // Later exact solves of this substep (the relax pass) need the undamped factor.
+        self.relinearize(0.0);
+    }
+
+    /// Marks (for [`Islands::Marked`]) the acyclic islands whose error is now worse than
+    /// before this substep's projection; returns whether there are any.
+    fn mark_worse_islands(&mut self) -> bool {
+        self.direct.clear_marks();
+        let mut any = false;
+        for (k, (&after, &before)) in self
+            .island_errors
+            .iter()
+            .zip(&self.errors_before)
+            .enumerate()
+        {
+            // An island with a non-finite error before has nothing to measure a
+            // correction against: it keeps its poses.
+            let worse =
+                !(before.is_finite() && after <= before * (1.0 + REVERT_MARGIN) + REVERT_FLOOR);
+            self.island_worse[k] = worse;
+            any |= worse;
+        }
+        if any {
+            self.direct.mark_islands(&self.island_worse);
+        }
+        any
+    }
+
+    /// Puts the bodies of the islands marked worse back where they were before this
+    /// substep's projection.
+    fn restart_worse_islands(&mut self) {
+        for (b, &island) in self.body_island.iter().enumerate() {
+            if island != u32::MAX && self.island_worse[island as usize] {
+                self.poses[b] = self.projection_start[b];
+            }
+        }
+    }
+
+    /// Rewrites and refactors the rows of every acyclic island at the current poses.
+    fn relinearize(&mut self, damping: f32) {
+        self.direct.begin_substep();
+        for &s in &self.store_order {
+            self.stores[s].relinearize(&self.poses, &mut self.direct, damping);
+        }
+        self.direct.factor(&self.inverse_masses);
     }
 
     /// The store indices in the order of their constraint types' names: the order the
@@ -1529,6 +1644,10 @@ impl Space {
                 self.stores[s].assign(&mut [].iter());
             }
         }
+        self.direct
+            .body_islands(self.bodies.len(), &mut self.body_island);
+        self.island_worse.clear();
+        self.island_worse.resize(self.direct.island_count(), false);
         self.topology_changed = false;
         self.direct_built = self.direct_solve;
     }

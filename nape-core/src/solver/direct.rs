@@ -457,6 +457,11 @@ impl DirectSystem {
         self.pending[self.island_of[slot.node as usize] as usize] = true;
     }
 
+    /// Marks (current, not pending) the islands `which` flags.
+    pub(crate) fn mark_islands(&mut self, which: &[bool]) {
+        self.marked.copy_from_slice(which);
+    }
+
     /// Makes the pending marks current; returns whether any island is marked.
     pub(crate) fn promote(&mut self) -> bool {
         std::mem::swap(&mut self.marked, &mut self.pending);
@@ -467,6 +472,27 @@ impl DirectSystem {
     /// Whether the island of the constraint at `slot` is marked.
     pub(crate) fn is_marked(&self, slot: &DirectSlot) -> bool {
         self.marked[self.island_of[slot.node as usize] as usize]
+    }
+
+    /// The number of acyclic islands.
+    pub(crate) fn island_count(&self) -> usize {
+        self.islands.len()
+    }
+
+    /// The island of the constraint at `slot`.
+    pub(crate) fn island(&self, slot: &DirectSlot) -> usize {
+        self.island_of[slot.node as usize] as usize
+    }
+
+    /// Writes the island of every body into `out` (`u32::MAX` for a body in none).
+    pub(crate) fn body_islands(&self, body_count: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.resize(body_count, NONE);
+        for (sn, &island) in self.supers.iter().zip(&self.island_of) {
+            for &b in &sn.bodies[..sn.body_count] {
+                out[b as usize] = island;
+            }
+        }
     }
 
     /// Resets the rows for a new substep: every row inactive (no Jacobian, unit

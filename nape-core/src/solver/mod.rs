@@ -179,6 +179,8 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     direct: Option<DirectSlot>,
     /// Rows handed to the exact solve this substep.
     direct_rows: [bool; D],
+    /// The compliance of those rows relative to `K` (stiff, or the spring's).
+    direct_compliance: f32,
     /// A direct entry whose limits or force clamp need Gauss–Seidel sweeps too.
     sweep: bool,
     /// `Σ w∘λ'` over the substeps of the last step: the physical impulse it applied.
@@ -451,11 +453,20 @@ pub(crate) trait ErasedStore: Send + Sync {
         max_distance: f32,
     );
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
-    /// into the exact solve, for the position projection.
-    fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem);
+    /// into the exact solve, for the position projection, and adds the squares of its
+    /// rows' errors to each island's entry of `island_errors`.
+    fn position_errors(
+        &mut self,
+        poses: &[Pose],
+        direct: &mut DirectSystem,
+        island_errors: &mut [f32],
+    );
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
+    /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
+    /// compliance raised by `damping · K` (Levenberg–Marquardt damping of a projection).
+    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: f32);
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -581,6 +592,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             previous_h: 0.0,
             direct: None,
             direct_rows: [false; D],
+            direct_compliance: STIFF_COMPLIANCE,
             sweep: false,
             step_impulse: [0.0; D],
             step_body_impulse: [Velocity::default(); B],
@@ -793,6 +805,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
+            e.direct_compliance = gamma0;
             let distinct: [usize; B] = std::array::from_fn(|s| s);
             // A velocity constraint may add a pose-dependent constant to `J·v`, which the
             // rows of `J` do not carry: read it at zero velocity.
@@ -1128,7 +1141,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn position_errors(&mut self, poses: &[Pose], direct: &mut DirectSystem) {
+    fn position_errors(
+        &mut self,
+        poses: &[Pose],
+        direct: &mut DirectSystem,
+        island_errors: &mut [f32],
+    ) {
         if self.direct_entries == 0 {
             return;
         }
@@ -1161,6 +1179,49 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 };
                 if error.is_finite() {
                     direct.set_position_error(&slot, i, error);
+                    island_errors[direct.island(&slot)] += error * error;
+                } else {
+                    island_errors[direct.island(&slot)] = f32::INFINITY;
+                }
+            }
+        }
+    }
+
+    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: f32) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        for e in &mut self.entries {
+            let Some(slot) = e.direct else { continue };
+            if !e.solving {
+                continue;
+            }
+            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let jacobian = e.constraint.jacobian(&slot_poses);
+            let k = e
+                .constraint
+                .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+            if k.iter().flatten().any(|x| !x.is_finite()) {
+                continue;
+            }
+            for i in 0..D {
+                if !e.direct_rows[i] {
+                    continue;
+                }
+                let mut unit = [0.0; D];
+                unit[i] = e.weights[i];
+                let row = e
+                    .transpose_times(&jacobian, &unit, &distinct)
+                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
+                direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
+            }
+            let compliance = e.direct_compliance + damping;
+            for (i, row) in k.iter().enumerate() {
+                for (j, &kij) in row.iter().enumerate() {
+                    if e.direct_rows[i] && e.direct_rows[j] {
+                        direct.set_compliance(&slot, i, j, compliance * kij);
+                    }
                 }
             }
         }
@@ -1451,6 +1512,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     None
                 },
                 direct_rows: SnapshotFields::read_snapshot(input)?,
+                direct_compliance: STIFF_COMPLIANCE,
                 sweep: SnapshotFields::read_snapshot(input)?,
                 step_impulse: SnapshotFields::read_snapshot(input)?,
                 step_body_impulse: SnapshotFields::read_snapshot(input)?,
