@@ -46,7 +46,7 @@ use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velo
 const MAGIC: [u8; 8] = *b"NAPESNAP";
 
 /// The version of the byte form this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Magic, version and payload length.
 const HEADER_LEN: usize = 8 + 4 + 8;
@@ -768,7 +768,13 @@ fn checksum(bytes: &[u8]) -> u64 {
 fn write_space(s: &Snapshot, out: &mut Vec<u8>) {
     s.id.write_snapshot(out);
     s.gravity.write_snapshot(out);
-    [s.substeps, s.velocity_iterations, s.relax_iterations].write_snapshot(out);
+    [
+        s.substeps,
+        s.exact_substeps,
+        s.velocity_iterations,
+        s.relax_iterations,
+    ]
+    .write_snapshot(out);
     s.direct_solve.write_snapshot(out);
     [s.joint_hertz, s.joint_damping_ratio, s.max_linear_speed].write_snapshot(out);
     u32::try_from(s.bodies.len())
@@ -792,7 +798,12 @@ fn write_space(s: &Snapshot, out: &mut Vec<u8>) {
 fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
     let id = u32::read_snapshot(input)?;
     let gravity = Vec2::read_snapshot(input)?;
-    let [substeps, velocity_iterations, relax_iterations] = SnapshotFields::read_snapshot(input)?;
+    let [
+        substeps,
+        exact_substeps,
+        velocity_iterations,
+        relax_iterations,
+    ] = SnapshotFields::read_snapshot(input)?;
     let direct_solve = bool::read_snapshot(input)?;
     let [joint_hertz, joint_damping_ratio, max_linear_speed] =
         SnapshotFields::read_snapshot(input)?;
@@ -825,6 +836,7 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
         id,
         gravity,
         substeps,
+        exact_substeps,
         velocity_iterations,
         relax_iterations,
         direct_solve,

@@ -13,9 +13,12 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::direct::{DirectSystem, Islands, Link};
-use crate::solver::{ErasedStore, Softness, Store, Substep};
+use crate::solver::{ErasedStore, Group, Softness, Store, Substep};
 use crate::types::DrawPrimitive;
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
+
+/// `body_island` of a body outside every acyclic island.
+const NONE: u32 = u32::MAX;
 
 /// How much worse (relative, and absolute in m or rad) an island's largest error may get
 /// through the substep's position corrections before they are undone: rounding only.
@@ -50,7 +53,7 @@ fn limit_speed(v: &mut Velocity, max_linear: f32, max_angular: f32) {
 }
 
 /// How a body moves during a step.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Motion {
     /// Static, or an empty slot.
     Fixed,
@@ -149,6 +152,7 @@ pub struct Snapshot {
     pub(crate) id: u32,
     pub(crate) gravity: Vec2,
     pub(crate) substeps: u32,
+    pub(crate) exact_substeps: u32,
     pub(crate) velocity_iterations: u32,
     pub(crate) relax_iterations: u32,
     pub(crate) direct_solve: bool,
@@ -222,11 +226,18 @@ pub struct Space {
     id: u32,
     /// Acceleration applied to every dynamic body. Default `Vec2::ZERO` (as in Nape).
     pub gravity: Vec2,
-    /// Substeps per step (the soft step of Box2D v3): each integrates, solves, moves the
-    /// bodies and relaxes. More substeps resolve fast rotations and meshes better (a mesh's
-    /// joints are as stiff as a quarter of the substep rate allows). Default 8: a ball of
-    /// 800 times a link's mass swinging on a chain needs it. 0 is treated as 1.
+    /// Substeps per step of the islands solved by Gauss–Seidel sweeps — those with loops
+    /// (meshes), bodies without constraints, and every island when `direct_solve` is off —
+    /// in the soft step of Box2D v3: each integrates, solves, moves the bodies and relaxes.
+    /// More substeps resolve fast rotations and meshes better (a mesh's joints are as
+    /// stiff as a quarter of the substep rate allows). Default 6: Box2D's 100 × 100 joint
+    /// grid then hangs within 0.28 m. 0 is treated as 1.
     pub substeps: u32,
+    /// Substeps per step of the islands solved exactly (acyclic: chains, trees, ragdolls,
+    /// bridges; see `direct_solve`). An exact solve needs no iterations, but a heavily
+    /// loaded chain's transverse modes are fast: default 8, which a ball of 800 times a
+    /// link's mass swinging on a chain needs. 0 is treated as 1.
+    pub exact_substeps: u32,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes) and the limits and force clamps of the others. Default 1.
     pub velocity_iterations: u32,
@@ -277,6 +288,8 @@ pub struct Space {
     island_errors: Vec<f32>,
     island_worse: Vec<bool>,
     body_island: Vec<u32>,
+    /// The poses at the step's start, for the kinematic bodies of the second group.
+    group_start: Vec<Pose>,
 }
 
 impl Default for Space {
@@ -290,6 +303,7 @@ impl std::fmt::Debug for Space {
         f.debug_struct("Space")
             .field("gravity", &self.gravity)
             .field("substeps", &self.substeps)
+            .field("exact_substeps", &self.exact_substeps)
             .field("velocity_iterations", &self.velocity_iterations)
             .field("relax_iterations", &self.relax_iterations)
             .field("direct_solve", &self.direct_solve)
@@ -307,7 +321,8 @@ impl Space {
         Self {
             id: NEXT_SPACE_ID.fetch_add(1, Ordering::Relaxed),
             gravity: Vec2::ZERO,
-            substeps: 8,
+            substeps: 6,
+            exact_substeps: 8,
             velocity_iterations: 1,
             relax_iterations: 1,
             direct_solve: true,
@@ -335,6 +350,7 @@ impl Space {
             island_errors: Vec::new(),
             island_worse: Vec::new(),
             body_island: Vec::new(),
+            group_start: Vec::new(),
         }
     }
 
@@ -1099,6 +1115,7 @@ impl Space {
             self.gravity.x.to_bits(),
             self.gravity.y.to_bits(),
             self.substeps,
+            self.exact_substeps,
             self.velocity_iterations,
             self.relax_iterations,
             u32::from(self.direct_solve),
@@ -1150,6 +1167,7 @@ impl Space {
             id: self.id,
             gravity: self.gravity,
             substeps: self.substeps,
+            exact_substeps: self.exact_substeps,
             velocity_iterations: self.velocity_iterations,
             relax_iterations: self.relax_iterations,
             direct_solve: self.direct_solve,
@@ -1188,6 +1206,7 @@ impl Space {
             id: snapshot.id,
             gravity: snapshot.gravity,
             substeps: snapshot.substeps,
+            exact_substeps: snapshot.exact_substeps,
             velocity_iterations: snapshot.velocity_iterations,
             relax_iterations: snapshot.relax_iterations,
             direct_solve: snapshot.direct_solve,
@@ -1222,6 +1241,7 @@ impl Space {
             island_errors: Vec::new(),
             island_worse: Vec::new(),
             body_island: Vec::new(),
+            group_start: Vec::new(),
         }
     }
 
@@ -1306,6 +1326,7 @@ impl Space {
         };
         crate::limits::check_vector("gravity", self.gravity, MAX_ACCELERATION)?;
         count("substeps", self.substeps, MAX_SUBSTEPS)?;
+        count("exact_substeps", self.exact_substeps, MAX_SUBSTEPS)?;
         count(
             "velocity_iterations",
             self.velocity_iterations,
@@ -1329,19 +1350,10 @@ impl Space {
         if self.topology_changed || self.direct_built != self.direct_solve {
             self.rebuild_topology();
         }
-        let substeps = self.substeps.max(1);
-        let h = dt / substeps as f32;
-        let mut substep = Substep {
-            h,
-            joint_softness: Softness::spring(
-                self.joint_hertz.min(0.25 / h),
-                self.joint_damping_ratio,
-                h,
-            ),
-            first: true,
-        };
 
         // The compact arrays; the acceleration of each body over the step.
+        let mut driven = false;
+        let mut swept_bodies = false;
         for (i, slot) in self.bodies.iter().enumerate() {
             let Some(body) = &slot.body else {
                 self.motion[i] = Motion::Fixed;
@@ -1362,85 +1374,39 @@ impl Space {
                     angular: body.torque() * inverse.inertia,
                 },
             };
+            driven |= body.kind() == BodyKind::Kinematic;
+            swept_bodies |= body.kind() != BodyKind::Static && self.body_island[i] == NONE;
         }
         for &s in &self.store_order {
             self.stores[s].begin_step();
         }
 
-        for k in 0..substeps {
-            substep.first = k == 0;
-            for (v, motion) in self.velocities.iter_mut().zip(&self.motion) {
-                if let Motion::Free { linear, angular } = *motion {
-                    v.linear += linear * h;
-                    v.angular += angular * h;
+        // The two groups of islands share no dynamic body, so each runs its own substeps;
+        // a kinematic body they may share moves in both, from the same start, and ends
+        // where the first group left it.
+        let exact = !self.direct.is_empty();
+        let both = exact && swept_bodies && driven;
+        if both {
+            self.group_start.clone_from(&self.poses);
+        }
+        if swept_bodies || !exact {
+            self.run_group(Group::Swept, dt);
+        }
+        if both {
+            for (i, motion) in self.motion.iter().enumerate() {
+                if *motion == Motion::Driven {
+                    std::mem::swap(&mut self.poses[i], &mut self.group_start[i]);
                 }
             }
-            self.direct.begin_substep();
-            for &s in &self.store_order {
-                self.stores[s].prepare(
-                    &substep,
-                    &self.poses,
-                    &self.inverse_masses,
-                    &mut self.velocities,
-                    &mut self.direct,
-                );
-            }
-            let direct = !self.direct.is_empty();
-            if direct {
-                self.direct.factor(&self.inverse_masses);
-            }
-            self.solve_pass(0, self.velocity_iterations, direct);
-            let max_rotation = MAX_ROTATION / h;
-            for ((pose, v), motion) in self
-                .poses
-                .iter_mut()
-                .zip(&mut self.velocities)
-                .zip(&self.motion)
-            {
-                match motion {
-                    Motion::Fixed => continue,
-                    Motion::Free { .. } => limit_speed(v, self.max_linear_speed, max_rotation),
-                    Motion::Driven => {}
+        }
+        if exact {
+            self.run_group(Group::Exact, dt);
+        }
+        if both {
+            for (i, motion) in self.motion.iter().enumerate() {
+                if *motion == Motion::Driven {
+                    self.poses[i] = self.group_start[i];
                 }
-                *pose = pose.integrate(*v, h);
-            }
-            if direct {
-                // The factor is from the substep's start, so one projection leaves an error
-                // of order ω·h times the one it removed; at the end of the step, where the
-                // user sees the poses, a second one takes that away too.
-                self.projection_start.clone_from(&self.poses);
-                let projections = if k + 1 == substeps { 2 } else { 1 };
-                for p in 0..projections {
-                    self.project(Islands::All);
-                    if p == 0 {
-                        self.errors_before.clone_from(&self.island_errors);
-                    }
-                }
-            }
-            // Limits reached during the substep, alternating with the projection of the
-            // equality rows they push off (block Gauss–Seidel on positions), each round
-            // only in the islands where the previous one moved something.
-            self.direct.clear_marks();
-            for round in 0..LIMIT_ROUNDS {
-                for &s in &self.store_order {
-                    self.stores[s].correct_limits(
-                        &mut self.poses,
-                        &mut self.direct,
-                        round == 0,
-                        self.max_linear_speed * h,
-                    );
-                }
-                if !(direct && self.direct.promote()) {
-                    break;
-                }
-                self.project(Islands::Marked);
-            }
-            if direct {
-                self.keep_projections_that_helped();
-            }
-            self.solve_pass(1, self.relax_iterations, direct);
-            for &s in &self.store_order {
-                self.stores[s].end_substep(self.relax_iterations == 0);
             }
         }
 
@@ -1477,12 +1443,126 @@ impl Space {
         }
     }
 
+    /// The substeps of one group of islands: bodies outside it keep still (kinematic
+    /// bodies move in both), constraints outside it are skipped.
+    fn run_group(&mut self, group: Group, dt: f32) {
+        let exact = group == Group::Exact;
+        let substeps = if exact {
+            self.exact_substeps
+        } else {
+            self.substeps
+        }
+        .max(1);
+        let h = dt / substeps as f32;
+        let mut substep = Substep {
+            h,
+            joint_softness: Softness::spring(
+                self.joint_hertz.min(0.25 / h),
+                self.joint_damping_ratio,
+                h,
+            ),
+            first: true,
+            group,
+        };
+        let in_group = |island: u32| (island != NONE) == exact;
+        for k in 0..substeps {
+            substep.first = k == 0;
+            for ((v, motion), &island) in self
+                .velocities
+                .iter_mut()
+                .zip(&self.motion)
+                .zip(&self.body_island)
+            {
+                if let Motion::Free { linear, angular } = *motion
+                    && in_group(island)
+                {
+                    v.linear += linear * h;
+                    v.angular += angular * h;
+                }
+            }
+            if exact {
+                self.direct.begin_substep();
+            }
+            for &s in &self.store_order {
+                self.stores[s].prepare(
+                    &substep,
+                    &self.poses,
+                    &self.inverse_masses,
+                    &mut self.velocities,
+                    &mut self.direct,
+                );
+            }
+            if exact {
+                self.direct.factor(&self.inverse_masses);
+            }
+            self.solve_pass(0, self.velocity_iterations, group);
+            let max_rotation = MAX_ROTATION / h;
+            for (((pose, v), motion), &island) in self
+                .poses
+                .iter_mut()
+                .zip(&mut self.velocities)
+                .zip(&self.motion)
+                .zip(&self.body_island)
+            {
+                match motion {
+                    Motion::Fixed => continue,
+                    Motion::Free { .. } if !in_group(island) => continue,
+                    Motion::Free { .. } => limit_speed(v, self.max_linear_speed, max_rotation),
+                    Motion::Driven => {}
+                }
+                *pose = pose.integrate(*v, h);
+            }
+            if exact {
+                // The factor is from the substep's start, so one projection leaves an error
+                // of order ω·h times the one it removed; at the end of the step, where the
+                // user sees the poses, a second one takes that away too.
+                self.projection_start.clone_from(&self.poses);
+                let projections = if k + 1 == substeps { 2 } else { 1 };
+                for p in 0..projections {
+                    self.project(Islands::All);
+                    if p == 0 {
+                        self.errors_before.clone_from(&self.island_errors);
+                    }
+                }
+            }
+            // Limits reached during the substep, alternating with the projection of the
+            // equality rows they push off (block Gauss–Seidel on positions), each round
+            // only in the islands where the previous one moved something.
+            if exact {
+                self.direct.clear_marks();
+            }
+            for round in 0..LIMIT_ROUNDS {
+                for &s in &self.store_order {
+                    self.stores[s].correct_limits(
+                        &mut self.poses,
+                        &mut self.direct,
+                        round == 0,
+                        self.max_linear_speed * h,
+                        group,
+                    );
+                }
+                if !(exact && self.direct.promote()) {
+                    break;
+                }
+                self.project(Islands::Marked);
+            }
+            if exact {
+                self.keep_projections_that_helped();
+            }
+            self.solve_pass(1, self.relax_iterations, group);
+            for &s in &self.store_order {
+                self.stores[s].end_substep(self.relax_iterations == 0, group);
+            }
+        }
+    }
+
     /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
     /// the Gauss–Seidel sweeps.
-    fn solve_pass(&mut self, pass: usize, sweeps: u32, direct: bool) {
+    fn solve_pass(&mut self, pass: usize, sweeps: u32, group: Group) {
         // Exact rows have no positional bias (the projection corrects positions), so after
         // the biased pass they already hold for the relax pass, except in the islands
         // whose limits or force clamps the sweeps handle: only those are solved again.
+        let direct = group == Group::Exact;
         let swept = direct && {
             self.direct.clear_marks();
             for &s in &self.store_order {
@@ -1498,7 +1578,7 @@ impl Space {
         for k in 0..sweeps {
             let last = pass == 1 && k + 1 == sweeps;
             for &s in &self.store_order {
-                self.stores[s].sweep(pass, &mut self.velocities, last);
+                self.stores[s].sweep(pass, &mut self.velocities, last, group);
             }
         }
         if swept && sweeps > 0 {
@@ -1597,7 +1677,7 @@ impl Space {
     /// substep's projection.
     fn restart_worse_islands(&mut self) {
         for (b, &island) in self.body_island.iter().enumerate() {
-            if island != u32::MAX && self.island_worse[island as usize] {
+            if island != NONE && self.island_worse[island as usize] {
                 self.poses[b] = self.projection_start[b];
             }
         }

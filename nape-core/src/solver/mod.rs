@@ -54,6 +54,27 @@ pub(crate) struct Substep {
     pub(crate) joint_softness: Softness,
     /// Whether this is the step's first substep, where `break_under_error` is checked.
     pub(crate) first: bool,
+    /// The islands this substep solves.
+    pub(crate) group: Group,
+}
+
+/// The two groups of islands a step solves one after the other, each with its own
+/// substeps; they share no dynamic body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    /// Islands solved by Gauss–Seidel sweeps (those with loops, and all of them when the
+    /// exact solve is off).
+    Swept,
+    /// Acyclic islands, solved exactly.
+    Exact,
+}
+
+impl Group {
+    /// Whether an entry solved exactly (`direct`) or not belongs to this group.
+    #[inline]
+    pub(crate) fn holds(self, direct: bool) -> bool {
+        direct == (self == Group::Exact)
+    }
 }
 
 /// A row's soft update `Δλ = −mass_scale·K⁻¹(J v + bias_rate·C) − impulse_scale·λ`
@@ -451,6 +472,7 @@ pub(crate) trait ErasedStore: Send + Sync {
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
+        group: Group,
     );
     /// Writes the positional error of every stiff row of an acyclic island at `poses`
     /// into the exact solve, for the position projection, and adds the squares of its
@@ -471,10 +493,10 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
     /// to the step's totals (one pass over them fewer).
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool);
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group);
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
-    fn end_substep(&mut self, all: bool);
+    fn end_substep(&mut self, all: bool, group: Group);
     /// Removes or deactivates the constraints that broke this step; reports them.
     fn process_broken(&mut self, broken: &mut Vec<BreakEvent>);
     /// Removes every constraint with a slot on the body at compact index `body`.
@@ -1078,7 +1100,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
     ) {
+        if substep.group == Group::Exact && self.direct_entries == 0 {
+            return;
+        }
         for e in &mut self.entries {
+            if !substep.group.holds(e.direct.is_some()) {
+                continue;
+            }
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
@@ -1120,11 +1148,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
+        group: Group,
     ) {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
         for e in &mut self.entries {
+            if !group.holds(e.direct.is_some()) {
+                continue;
+            }
             if !(e.solving && e.limited && e.settings.stiff) {
                 continue;
             }
@@ -1245,8 +1277,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool) {
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group) {
         for e in &mut self.entries {
+            if !group.holds(e.direct.is_some()) {
+                continue;
+            }
             if e.direct.is_some() {
                 if e.solving && e.sweep {
                     Self::solve_entry(e, pass, velocities);
@@ -1262,12 +1297,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn end_substep(&mut self, all: bool) {
-        if !all && self.direct_entries == 0 {
+    fn end_substep(&mut self, all: bool, group: Group) {
+        // Swept entries were counted by the last sweep, unless there was none.
+        let exact = group == Group::Exact;
+        if !(all || exact) || (exact && self.direct_entries == 0) {
             return;
         }
         for e in &mut self.entries {
-            if (all || e.direct.is_some()) && (e.solving || e.broken.is_some()) {
+            if group.holds(e.direct.is_some()) && (e.solving || e.broken.is_some()) {
                 e.accumulate();
             }
         }
