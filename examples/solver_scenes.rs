@@ -3,8 +3,10 @@
 //! measures them; `ball` is the swinging ball and chain of the scene tests (40 links, a
 //! ball of 800 times a link's mass), not run unless named. `cargo run --release --example
 //! solver_scenes -- [chain|chain_hang|grid|ball]
-//! [--links N] [--grid N] [--substeps N] [--iterations N] [--relax N] [--hertz HZ]
-//! [--zeta Z] [--no-direct]`.
+//! [--links N] [--grid N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
+//! [--hertz HZ] [--zeta Z] [--no-direct]`. `--substeps` sets the substeps of the islands
+//! swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
+//! `--exact-substeps` those of the islands solved exactly (chains, the ball).
 //!
 //! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
 //! chain released horizontally for N steps (default 100,000), reporting the largest energy
@@ -28,6 +30,9 @@ fn main() {
         let mut scene = scenes::chain(links, false);
         if let Some(n) = value("--substeps") {
             scene.space.substeps = n as u32;
+        }
+        if let Some(n) = value("--exact-substeps") {
+            scene.space.exact_substeps = n as u32;
         }
         let steps = value("--steps").unwrap_or(100_000);
         let initial = scene.energy();
@@ -77,6 +82,9 @@ fn main() {
         };
         if let Some(n) = value("--substeps") {
             scene.space.substeps = n as u32;
+        }
+        if let Some(n) = value("--exact-substeps") {
+            scene.space.exact_substeps = n as u32;
         }
         if let Some(n) = value("--iterations") {
             scene.space.velocity_iterations = n as u32;

@@ -9,8 +9,10 @@
 //!
 //! # The step
 //!
-//! A step of `dt` runs `substeps` substeps of `h = dt / substeps` (the "soft step" of
-//! Box2D v3, reference/peers.md §3). Each substep:
+//! A step of `dt` runs the "soft step" of Box2D v3 (reference/peers.md §3) in two
+//! [`Group`]s of islands that share no dynamic body, one after the other, each with its
+//! own substeps of `h = dt / n`: the swept islands (`substeps`) and the acyclic islands
+//! solved exactly (`exact_substeps`). Each substep of a group:
 //!
 //! 1. integrates gravity and forces into velocities;
 //! 2. prepares every active constraint at the current poses (rows, `J`, `K`, biases) and
@@ -19,7 +21,8 @@
 //! 4. **biased pass**: acyclic islands are solved exactly in one sparse solve; islands
 //!    with loops (meshes) get `velocity_iterations` Gauss–Seidel sweeps, their stiff rows
 //!    made soft (`joint_hertz`, `joint_damping_ratio`) so the sweeps stay stable;
-//! 5. integrates velocities into poses;
+//! 5. integrates velocities into poses, and projects the acyclic islands' positions onto
+//!    their stiff constraints (undone or damped where it made an island worse);
 //! 6. **relax pass**: the same solves without the positional bias, so the velocity that
 //!    corrected the positions is removed again and reported velocities match the motion.
 //!
