@@ -25,9 +25,14 @@ const NONE: u32 = u32::MAX;
 const REVERT_MARGIN: f32 = 1e-3;
 const REVERT_FLOOR: f32 = 1e-6;
 
-/// The damping (relative to each constraint's `K`) of the retries of a projection that made
-/// an island worse, before it is undone.
-const PROJECTION_DAMPING: [f32; 3] = [0.1, 1.0, 10.0];
+/// Levenberg–Marquardt on an island whose error the projection made worse: at most this
+/// many iterations, the first damped by this much (relative to each constraint's `K`),
+/// giving up above the largest damping, done at a summed squared error below the
+/// tolerance (m² or rad²).
+const LM_ITERATIONS: usize = 8;
+const LM_INITIAL_DAMPING: f32 = 0.01;
+const LM_MAX_DAMPING: f32 = 100.0;
+const LM_TOLERANCE: f32 = 1e-10;
 
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
 /// still violated.
@@ -287,6 +292,10 @@ pub struct Space {
     errors_before: Vec<f32>,
     island_errors: Vec<f32>,
     island_worse: Vec<bool>,
+    /// Levenberg–Marquardt per island: damping, error, and the poses before an iteration.
+    lm_damping: Vec<f32>,
+    lm_error: Vec<f32>,
+    lm_poses: Vec<Pose>,
     body_island: Vec<u32>,
     /// The poses at the step's start, for the kinematic bodies of the second group.
     group_start: Vec<Pose>,
@@ -349,6 +358,9 @@ impl Space {
             errors_before: Vec::new(),
             island_errors: Vec::new(),
             island_worse: Vec::new(),
+            lm_damping: Vec::new(),
+            lm_error: Vec::new(),
+            lm_poses: Vec::new(),
             body_island: Vec::new(),
             group_start: Vec::new(),
         }
@@ -1240,6 +1252,9 @@ impl Space {
             errors_before: Vec::new(),
             island_errors: Vec::new(),
             island_worse: Vec::new(),
+            lm_damping: Vec::new(),
+            lm_error: Vec::new(),
+            lm_poses: Vec::new(),
             body_island: Vec::new(),
             group_start: Vec::new(),
         }
@@ -1629,24 +1644,54 @@ impl Space {
         if !self.mark_worse_islands() {
             return;
         }
-        // Damped (Levenberg–Marquardt) projections from the poses before, on the islands
-        // that got worse: the damping shortens the steps along nearly singular directions
-        // (a stretched straight bridge must buckle to shorten) and leaves the others.
-        for damping in PROJECTION_DAMPING {
-            self.restart_worse_islands();
-            self.relinearize(damping);
-            // The errors to remove, at the restarted poses (the rows were just cleared).
+        // Levenberg–Marquardt from the poses before, on the islands made worse: each
+        // iteration relinearises at the current poses and damps each constraint by
+        // `damping · K`; a step that lowers an island's error is kept and its damping
+        // relaxed, one that does not is undone and the damping raised.
+        self.restart_worse_islands();
+        let mut active = false;
+        for k in 0..self.island_worse.len() {
+            let worse = self.island_worse[k];
+            self.lm_error[k] = self.errors_before[k];
+            self.lm_damping[k] = if worse { LM_INITIAL_DAMPING } else { 0.0 };
+            active |= worse;
+        }
+        for _ in 0..LM_ITERATIONS {
+            if !active {
+                break;
+            }
+            self.lm_poses.clone_from(&self.poses);
+            self.relinearize();
             self.measure_island_errors();
+            self.direct.mark_islands(&self.island_worse);
             self.direct
                 .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
             self.measure_island_errors();
-            if !self.mark_worse_islands() {
-                break;
+            active = false;
+            for k in 0..self.island_worse.len() {
+                if !self.island_worse[k] {
+                    continue;
+                }
+                let error = self.island_errors[k];
+                if error < self.lm_error[k] {
+                    self.lm_error[k] = error;
+                    self.lm_damping[k] *= 0.1;
+                    self.island_worse[k] = error > LM_TOLERANCE;
+                } else {
+                    for (b, &island) in self.body_island.iter().enumerate() {
+                        if island as usize == k {
+                            self.poses[b] = self.lm_poses[b];
+                        }
+                    }
+                    self.lm_damping[k] = (self.lm_damping[k] * 10.0).max(LM_INITIAL_DAMPING);
+                    self.island_worse[k] = self.lm_damping[k] <= LM_MAX_DAMPING;
+                }
+                active |= self.island_worse[k];
             }
         }
-        self.restart_worse_islands();
-        // Later exact solves of this substep (the relax pass) need the undamped factor.
-        self.relinearize(0.0);
+        // Later exact solves of this substep (the relax pass) need the undamped rows.
+        self.lm_damping.fill(0.0);
+        self.relinearize();
     }
 
     /// Marks (for [`Islands::Marked`]) the acyclic islands whose error is now worse than
@@ -1683,11 +1728,12 @@ impl Space {
         }
     }
 
-    /// Rewrites and refactors the rows of every acyclic island at the current poses.
-    fn relinearize(&mut self, damping: f32) {
+    /// Rewrites and refactors the rows of every acyclic island at the current poses, each
+    /// island damped by its `lm_damping`.
+    fn relinearize(&mut self) {
         self.direct.begin_substep();
         for &s in &self.store_order {
-            self.stores[s].relinearize(&self.poses, &mut self.direct, damping);
+            self.stores[s].relinearize(&self.poses, &mut self.direct, &self.lm_damping);
         }
         self.direct.factor(&self.inverse_masses);
     }
@@ -1726,8 +1772,13 @@ impl Space {
         }
         self.direct
             .body_islands(self.bodies.len(), &mut self.body_island);
+        let islands = self.direct.island_count();
         self.island_worse.clear();
-        self.island_worse.resize(self.direct.island_count(), false);
+        self.island_worse.resize(islands, false);
+        self.lm_damping.clear();
+        self.lm_damping.resize(islands, 0.0);
+        self.lm_error.clear();
+        self.lm_error.resize(islands, 0.0);
         self.topology_changed = false;
         self.direct_built = self.direct_solve;
     }

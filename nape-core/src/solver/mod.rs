@@ -490,8 +490,9 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
-    /// compliance raised by `damping · K` (Levenberg–Marquardt damping of a projection).
-    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: f32);
+    /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
+    /// projection).
+    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: &[f32]);
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -1222,7 +1223,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: f32) {
+    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: &[f32]) {
         if self.direct_entries == 0 {
             return;
         }
@@ -1251,7 +1252,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
                 direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
             }
-            let compliance = e.direct_compliance + damping;
+            let compliance = e.direct_compliance + damping[direct.island(&slot)];
             for (i, row) in k.iter().enumerate() {
                 for (j, &kij) in row.iter().enumerate() {
                     if e.direct_rows[i] && e.direct_rows[j] {
