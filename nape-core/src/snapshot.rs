@@ -775,6 +775,7 @@ fn write_space(s: &Snapshot, out: &mut Vec<u8>) {
         s.relax_iterations,
     ]
     .write_snapshot(out);
+    s.adaptive_substeps.write_snapshot(out);
     s.direct_solve.write_snapshot(out);
     [s.joint_hertz, s.joint_damping_ratio, s.max_linear_speed].write_snapshot(out);
     u32::try_from(s.bodies.len())
@@ -804,6 +805,7 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
         velocity_iterations,
         relax_iterations,
     ] = SnapshotFields::read_snapshot(input)?;
+    let adaptive_substeps = bool::read_snapshot(input)?;
     let direct_solve = bool::read_snapshot(input)?;
     let [joint_hertz, joint_damping_ratio, max_linear_speed] =
         SnapshotFields::read_snapshot(input)?;
@@ -837,6 +839,7 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
         gravity,
         substeps,
         exact_substeps,
+        adaptive_substeps,
         velocity_iterations,
         relax_iterations,
         direct_solve,

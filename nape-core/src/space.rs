@@ -17,6 +17,18 @@ use crate::solver::{ErasedStore, Group, Softness, Store, Substep};
 use crate::types::DrawPrimitive;
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
+/// The most a loaded chain's transverse swing may turn in one substep of an exactly
+/// solved island, for stability (rad), and a body's spin, for accuracy (the linearised
+/// solve and the position projection's velocity-free correction grow with its square).
+const STABLE_SWING: f32 = 1.2;
+const STABLE_SPIN: f32 = 0.2;
+
+/// The fewest substeps an exactly solved island takes when adapting: at one, a swinging
+/// chain's position projection (which moves bodies without a velocity) leaves reported
+/// velocities metres per second off the motion, and a microsecond step followed by a
+/// normal one sees no load to adapt to.
+const MIN_EXACT_SUBSTEPS: u32 = 2;
+
 /// `body_island` of a body outside every acyclic island.
 const NONE: u32 = u32::MAX;
 
@@ -55,6 +67,16 @@ fn limit_speed(v: &mut Velocity, max_linear: f32, max_angular: f32) {
         v.linear *= max_linear / speed_squared.sqrt();
     }
     v.angular = v.angular.clamp(-max_angular, max_angular);
+}
+
+/// Whether a body of acyclic island `island` (`NONE`: of none) is moved by the substeps
+/// of the exact group (`exact`, islands `run` flags) or of the swept one.
+fn in_group(exact: bool, run: &[bool], island: u32) -> bool {
+    if exact {
+        island != NONE && run[island as usize]
+    } else {
+        island == NONE
+    }
 }
 
 /// How a body moves during a step.
@@ -158,6 +180,7 @@ pub struct Snapshot {
     pub(crate) gravity: Vec2,
     pub(crate) substeps: u32,
     pub(crate) exact_substeps: u32,
+    pub(crate) adaptive_substeps: bool,
     pub(crate) velocity_iterations: u32,
     pub(crate) relax_iterations: u32,
     pub(crate) direct_solve: bool,
@@ -243,6 +266,13 @@ pub struct Space {
     /// loaded chain's transverse modes are fast: default 8, which a ball of 800 times a
     /// link's mass swinging on a chain needs. 0 is treated as 1.
     pub exact_substeps: u32,
+    /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
+    /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
+    /// by more than 1.2 rad in the transverse mode its joints' last forces stiffen (a
+    /// loaded chain); islands with limits or force clamps (swept by Gauss–Seidel) take all
+    /// of them. Default `true`: a 200-link chain hanging at rest takes 3, released
+    /// horizontally 2 to 5, the heavy ball swinging on its chain up to 8.
+    pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes) and the limits and force clamps of the others. Default 1.
     pub velocity_iterations: u32,
@@ -297,6 +327,11 @@ pub struct Space {
     lm_error: Vec<f32>,
     lm_poses: Vec<Pose>,
     body_island: Vec<u32>,
+    /// Each acyclic island's substeps for the next step, whether it takes part in the
+    /// current run of exact substeps, and the geometric stiffness on each body (scratch).
+    island_substeps: Vec<u32>,
+    island_run: Vec<bool>,
+    body_stiffness: Vec<f32>,
     /// The poses at the step's start, for the kinematic bodies of the second group.
     group_start: Vec<Pose>,
 }
@@ -313,6 +348,7 @@ impl std::fmt::Debug for Space {
             .field("gravity", &self.gravity)
             .field("substeps", &self.substeps)
             .field("exact_substeps", &self.exact_substeps)
+            .field("adaptive_substeps", &self.adaptive_substeps)
             .field("velocity_iterations", &self.velocity_iterations)
             .field("relax_iterations", &self.relax_iterations)
             .field("direct_solve", &self.direct_solve)
@@ -332,6 +368,7 @@ impl Space {
             gravity: Vec2::ZERO,
             substeps: 6,
             exact_substeps: 8,
+            adaptive_substeps: true,
             velocity_iterations: 1,
             relax_iterations: 1,
             direct_solve: true,
@@ -362,6 +399,9 @@ impl Space {
             lm_error: Vec::new(),
             lm_poses: Vec::new(),
             body_island: Vec::new(),
+            island_substeps: Vec::new(),
+            island_run: Vec::new(),
+            body_stiffness: Vec::new(),
             group_start: Vec::new(),
         }
     }
@@ -1128,6 +1168,7 @@ impl Space {
             self.gravity.y.to_bits(),
             self.substeps,
             self.exact_substeps,
+            u32::from(self.adaptive_substeps),
             self.velocity_iterations,
             self.relax_iterations,
             u32::from(self.direct_solve),
@@ -1180,6 +1221,7 @@ impl Space {
             gravity: self.gravity,
             substeps: self.substeps,
             exact_substeps: self.exact_substeps,
+            adaptive_substeps: self.adaptive_substeps,
             velocity_iterations: self.velocity_iterations,
             relax_iterations: self.relax_iterations,
             direct_solve: self.direct_solve,
@@ -1219,6 +1261,7 @@ impl Space {
             gravity: snapshot.gravity,
             substeps: snapshot.substeps,
             exact_substeps: snapshot.exact_substeps,
+            adaptive_substeps: snapshot.adaptive_substeps,
             velocity_iterations: snapshot.velocity_iterations,
             relax_iterations: snapshot.relax_iterations,
             direct_solve: snapshot.direct_solve,
@@ -1256,6 +1299,9 @@ impl Space {
             lm_error: Vec::new(),
             lm_poses: Vec::new(),
             body_island: Vec::new(),
+            island_substeps: Vec::new(),
+            island_run: Vec::new(),
+            body_stiffness: Vec::new(),
             group_start: Vec::new(),
         }
     }
@@ -1392,6 +1438,10 @@ impl Space {
             driven |= body.kind() == BodyKind::Kinematic;
             swept_bodies |= body.kind() != BodyKind::Static && self.body_island[i] == NONE;
         }
+        if !self.direct.is_empty() {
+            // Before the step's totals are cleared: the choice reads the last step's.
+            self.choose_exact_substeps(dt);
+        }
         for &s in &self.store_order {
             self.stores[s].begin_step();
         }
@@ -1461,13 +1511,77 @@ impl Space {
     /// The substeps of one group of islands: bodies outside it keep still (kinematic
     /// bodies move in both), constraints outside it are skipped.
     fn run_group(&mut self, group: Group, dt: f32) {
-        let exact = group == Group::Exact;
-        let substeps = if exact {
-            self.exact_substeps
-        } else {
-            self.substeps
+        if group == Group::Swept {
+            self.run_substeps(group, self.substeps.max(1), dt);
+            return;
         }
-        .max(1);
+        // Acyclic islands with the same substep count run together, the counts one after
+        // the other (they share no dynamic body).
+        let most = self.exact_substeps.max(1);
+        for n in (1..=most).rev() {
+            let mut any = false;
+            for (run, &count) in self.island_run.iter_mut().zip(&self.island_substeps) {
+                *run = count.clamp(1, most) == n;
+                any |= *run;
+            }
+            if any {
+                self.direct.set_active(&self.island_run);
+                self.run_substeps(group, n, dt);
+            }
+        }
+        self.island_run.fill(true);
+        self.direct.set_active(&self.island_run);
+    }
+
+    /// Sets each acyclic island's substeps for this step: enough that no body spins by more
+    /// than [`STABLE_SPIN`] per substep, nor swings by more than [`STABLE_SWING`] in the
+    /// transverse mode its constraints' forces stiffen (a loaded chain:
+    /// `ω² = |∂(Jᵀf)_θ/∂θ| / I`, `f` the last substep's impulse over its length), which an
+    /// exact solve linearised at the substep's start keeps stable only while `ω·h` is
+    /// about 1.
+    /// Read from the state alone (poses, velocities, the last step's impulses), so a
+    /// restored snapshot chooses as the original did.
+    fn choose_exact_substeps(&mut self, dt: f32) {
+        let most = self.exact_substeps.max(1);
+        if !self.adaptive_substeps {
+            self.island_substeps.fill(most);
+            return;
+        }
+        self.body_stiffness.clear();
+        self.body_stiffness.resize(self.poses.len(), 0.0);
+        for &s in &self.store_order {
+            self.stores[s].geometric_stiffness(&self.poses, &mut self.body_stiffness);
+        }
+        self.lm_error.fill(0.0);
+        for (b, &island) in self.body_island.iter().enumerate() {
+            if island == NONE {
+                continue;
+            }
+            let stiffness = self.body_stiffness[b];
+            let swing = if stiffness.is_finite() {
+                (stiffness * self.inverse_masses[b].inertia).sqrt()
+            } else {
+                f32::INFINITY
+            };
+            let spin = self.velocities[b].angular.abs();
+            // In units of the turn each may take per substep.
+            let fastest = &mut self.lm_error[island as usize];
+            *fastest = fastest.max((swing / STABLE_SWING).max(spin / STABLE_SPIN));
+        }
+        for (n, &fastest) in self.island_substeps.iter_mut().zip(&self.lm_error) {
+            let needed = (fastest * dt).ceil();
+            *n = if needed.is_finite() {
+                (needed as u32).clamp(MIN_EXACT_SUBSTEPS.min(most), most)
+            } else {
+                most
+            };
+        }
+    }
+
+    /// `substeps` substeps of `dt / substeps` of `group`'s islands (of the exact group,
+    /// those `island_run` flags).
+    fn run_substeps(&mut self, group: Group, substeps: u32, dt: f32) {
+        let exact = group == Group::Exact;
         let h = dt / substeps as f32;
         let mut substep = Substep {
             h,
@@ -1479,7 +1593,6 @@ impl Space {
             first: true,
             group,
         };
-        let in_group = |island: u32| (island != NONE) == exact;
         for k in 0..substeps {
             substep.first = k == 0;
             for ((v, motion), &island) in self
@@ -1489,7 +1602,7 @@ impl Space {
                 .zip(&self.body_island)
             {
                 if let Motion::Free { linear, angular } = *motion
-                    && in_group(island)
+                    && in_group(exact, &self.island_run, island)
                 {
                     v.linear += linear * h;
                     v.angular += angular * h;
@@ -1521,7 +1634,7 @@ impl Space {
             {
                 match motion {
                     Motion::Fixed => continue,
-                    Motion::Free { .. } if !in_group(island) => continue,
+                    Motion::Free { .. } if !in_group(exact, &self.island_run, island) => continue,
                     Motion::Free { .. } => limit_speed(v, self.max_linear_speed, max_rotation),
                     Motion::Driven => {}
                 }
@@ -1779,6 +1892,10 @@ impl Space {
         self.lm_damping.resize(islands, 0.0);
         self.lm_error.clear();
         self.lm_error.resize(islands, 0.0);
+        self.island_run.clear();
+        self.island_run.resize(islands, true);
+        self.island_substeps.clear();
+        self.island_substeps.resize(islands, self.exact_substeps);
         self.topology_changed = false;
         self.direct_built = self.direct_solve;
     }

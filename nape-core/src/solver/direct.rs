@@ -148,6 +148,8 @@ pub(crate) struct DirectSystem {
     /// marked since (made current by [`promote`](Self::promote)).
     marked: Vec<bool>,
     pending: Vec<bool>,
+    /// The islands the current substeps solve (see [`set_active`](Self::set_active)).
+    active: Vec<bool>,
 }
 
 /// Which islands a solve or projection covers.
@@ -412,6 +414,7 @@ impl DirectSystem {
         }
         self.marked = vec![false; islands.len()];
         self.pending = vec![false; islands.len()];
+        self.active = vec![true; islands.len()];
         self.islands = islands;
         self.island_of = island_of;
         debug_assert!(
@@ -590,8 +593,18 @@ impl DirectSystem {
 
     /// Factorises the system of every acyclic island for the rows written this substep.
     pub(crate) fn factor(&mut self, inverse_masses: &[InverseMass]) {
+        for k in 0..self.islands.len() {
+            if self.active[k] {
+                self.factor_island(k, inverse_masses);
+            }
+        }
+    }
+
+    /// Factorises island `k`.
+    fn factor_island(&mut self, k: usize, inverse_masses: &[InverseMass]) {
+        let range = self.islands[k].clone();
         let mut scratch = [0.0; MAX_BLOCK * MAX_BLOCK];
-        for node in &self.nodes {
+        for node in &self.nodes[range.clone()] {
             let n = node.size;
             let at = node.block_offset;
             match node.kind {
@@ -635,7 +648,7 @@ impl DirectSystem {
                 }
             }
         }
-        for i in 0..self.nodes.len() {
+        for i in range {
             let node = self.nodes[i];
             if node.parent != NONE {
                 let parent = self.nodes[node.parent as usize];
@@ -647,6 +660,17 @@ impl DirectSystem {
             }
             kernels::eliminate(self, i);
         }
+    }
+
+    /// Restricts every later factorisation, solve and projection to the islands `which`
+    /// flags (all of them after a rebuild).
+    pub(crate) fn set_active(&mut self, which: &[bool]) {
+        self.active.copy_from_slice(which);
+    }
+
+    /// Whether the island of the constraint at `slot` is active.
+    pub(crate) fn is_active(&self, slot: &DirectSlot) -> bool {
+        self.active[self.island_of[slot.node as usize] as usize]
     }
 
     /// The block coupling `node` to its parent (`parent.size × node.size`).
@@ -800,7 +824,7 @@ impl DirectSystem {
     /// Forward and backward substitution of `rhs` into `solution`.
     fn substitute(&mut self, which: Islands) {
         for k in 0..self.islands.len() {
-            if which == Islands::Marked && !self.marked[k] {
+            if !self.covers(which, k) {
                 continue;
             }
             let range = self.islands[k].clone();
@@ -815,7 +839,7 @@ impl DirectSystem {
 
     /// Whether `which` covers island `k`.
     fn covers(&self, which: Islands, k: usize) -> bool {
-        which == Islands::All || self.marked[k]
+        self.active[k] && (which == Islands::All || self.marked[k])
     }
 
     /// Calls `f(body, M⁻¹ Σ Jᵀμ)` for every body of every acyclic island.

@@ -205,6 +205,9 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     direct_rows: [bool; D],
     /// The compliance of those rows relative to `K` (stiff, or the spring's).
     direct_compliance: f32,
+    /// Whether its island takes part in the current run of exact substeps (islands with
+    /// different substep counts run one after the other).
+    in_run: bool,
     /// A direct entry whose limits or force clamp need Gauss–Seidel sweeps too.
     sweep: bool,
     /// `Σ w∘λ'` over the substeps of the last step: the physical impulse it applied.
@@ -489,6 +492,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
+    /// Adds to `out[body]`, for every dynamic body of an exactly solved constraint, how
+    /// fast the torque of the constraint's force on it (its last substep's impulse over
+    /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad): the
+    /// geometric stiffness that makes a loaded chain's transverse modes fast. Bodies of a
+    /// constraint with rows swept by Gauss–Seidel (limits, force clamps), which converge
+    /// with the substeps, get infinity: their islands take every substep.
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [f32]);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
@@ -619,6 +629,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             direct: None,
             direct_rows: [false; D],
             direct_compliance: STIFF_COMPLIANCE,
+            in_run: true,
             sweep: false,
             step_impulse: [0.0; D],
             step_body_impulse: [Velocity::default(); B],
@@ -1111,6 +1122,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !substep.group.holds(e.direct.is_some()) {
                 continue;
             }
+            if let Some(slot) = &e.direct {
+                e.in_run = direct.is_active(slot);
+                if !e.in_run {
+                    continue;
+                }
+            }
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
@@ -1133,6 +1150,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
+            if !e.in_run {
+                continue;
+            }
             if !e.solving {
                 continue;
             }
@@ -1158,7 +1178,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for e in &mut self.entries {
-            if !group.holds(e.direct.is_some()) {
+            if !group.holds(e.direct.is_some()) || (e.direct.is_some() && !e.in_run) {
                 continue;
             }
             if !(e.solving && e.limited && e.settings.stiff) {
@@ -1191,6 +1211,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
+            if !e.in_run {
+                continue;
+            }
             if !e.solving || !e.settings.stiff {
                 continue;
             }
@@ -1230,6 +1253,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
+            if !e.in_run {
+                continue;
+            }
             if !e.solving {
                 continue;
             }
@@ -1263,12 +1289,54 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [f32]) {
+        if self.direct_entries == 0 || T::VELOCITY_ONLY {
+            return;
+        }
+        const TURN: f32 = 1e-3;
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        for e in &self.entries {
+            let Some(slot) = e.direct else { continue };
+            if e.solving && e.sweep {
+                for s in 0..B {
+                    if slot.positions[s] != u8::MAX {
+                        out[e.bodies[s]] = f32::INFINITY;
+                    }
+                }
+                continue;
+            }
+            if !e.solving || e.previous_h <= 0.0 || e.impulse.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            let force = e.weighted_impulse().map(|x| x / e.previous_h);
+            let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let torque = |poses: &[Pose; B], s: usize| {
+                let jacobian = e.constraint.jacobian(poses);
+                e.transpose_times(&jacobian, &force, &distinct)[s].angular
+            };
+            for s in 0..B {
+                if slot.positions[s] == u8::MAX || e.local[s] != s {
+                    continue;
+                }
+                let mut turned = base;
+                turned[s] = Pose::new(base[s].position, base[s].angle + TURN);
+                let k = ((torque(&turned, s) - torque(&base, s)) / TURN).abs();
+                if k.is_finite() {
+                    out[e.bodies[s]] += k;
+                }
+            }
+        }
+    }
+
     fn push_direct(&mut self, direct: &mut DirectSystem) {
         if self.direct_entries == 0 {
             return;
         }
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
+            if !e.in_run {
+                continue;
+            }
             if !e.sweep || !e.solving {
                 continue;
             }
@@ -1283,10 +1351,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group) {
         for e in &mut self.entries {
-            if !group.holds(e.direct.is_some()) {
+            if !group.holds(e.direct.is_some()) || (e.direct.is_some() && !e.in_run) {
                 continue;
             }
             if e.direct.is_some() {
+                if !e.in_run {
+                    continue;
+                }
                 if e.solving && e.sweep {
                     Self::solve_entry(e, pass, velocities);
                 }
@@ -1308,7 +1379,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for e in &mut self.entries {
-            if group.holds(e.direct.is_some()) && (e.solving || e.broken.is_some()) {
+            if group.holds(e.direct.is_some())
+                && (e.direct.is_none() || e.in_run)
+                && (e.solving || e.broken.is_some())
+            {
                 e.accumulate();
             }
         }
@@ -1554,6 +1628,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 },
                 direct_rows: SnapshotFields::read_snapshot(input)?,
                 direct_compliance: STIFF_COMPLIANCE,
+                in_run: true,
                 sweep: SnapshotFields::read_snapshot(input)?,
                 step_impulse: SnapshotFields::read_snapshot(input)?,
                 step_body_impulse: SnapshotFields::read_snapshot(input)?,
