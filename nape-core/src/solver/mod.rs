@@ -716,7 +716,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let previous: [f32; D] = std::array::from_fn(|i| e.weights[i] * e.impulse[i] * scale);
 
         let s = e.settings;
-        let (w, error, inequality, speculative) = if T::VELOCITY_ONLY {
+        // A stiff constraint solved exactly needs its error only for limits and breaking:
+        // the position projection measures it after the move.
+        let error_unused = e.direct.is_some()
+            && s.stiff
+            && !T::HAS_LIMITS
+            && !(s.break_under_error && substep.first);
+        let (w, error, inequality, speculative) = if T::VELOCITY_ONLY || error_unused {
             ([1.0; D], [0.0; D], [false; D], [false; D])
         } else {
             let c = e.constraint.position_error(&slot_poses);
@@ -852,10 +858,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             } else {
                 [0.0; D]
             };
+            // Only unclamped equalities: a row that may clamp (a limit, a force-limited
+            // constraint) is swept, alternating with the exact solve of the others.
+            let exact_row =
+                |i: usize| w[i] != 0.0 && usable(i) && !e.inequality[i] && !e.clamp_force;
+            e.sweep = e.clamp_force || (0..D).any(|i| w[i] != 0.0 && !exact_row(i));
             for i in 0..D {
-                // Only unclamped equalities: a row that may clamp (a limit, a force-limited
-                // constraint) is swept, alternating with the exact solve of the others.
-                if w[i] == 0.0 || !usable(i) || e.inequality[i] || e.clamp_force {
+                if !exact_row(i) {
                     continue;
                 }
                 e.direct_rows[i] = true;
@@ -883,8 +892,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     }
                 }
             }
-            e.sweep = e.clamp_force
-                || (0..D).any(|i| e.weights[i] != 0.0 && (e.inequality[i] || !e.direct_rows[i]));
         }
     }
 
