@@ -144,6 +144,13 @@ pub(crate) struct DirectSystem {
     islands: Vec<std::ops::Range<usize>>,
     /// The island of each super node.
     island_of: Vec<u32>,
+    /// The bodies of each island's super nodes, island after island, and each island's
+    /// range in that list.
+    island_bodies: Vec<u32>,
+    island_body_ranges: Vec<std::ops::Range<usize>>,
+    /// Per body, the sum of `Jᵀ μ` over its super nodes while a solve applies it (zero
+    /// otherwise).
+    delta: Vec<[f64; 3]>,
     /// Islands marked for the next [`Islands::Marked`] solve or projection, and those
     /// marked since (made current by [`promote`](Self::promote)).
     marked: Vec<bool>,
@@ -324,11 +331,13 @@ impl DirectSystem {
             coupling_offset: 0,
         };
         let mut islands = Vec::new();
+        let (mut island_bodies, mut island_body_ranges) = (Vec::new(), Vec::new());
         for start in 0..self.supers.len() {
             if visited_super[start] {
                 continue;
             }
             let island_start = order.len();
+            let bodies_start = island_bodies.len();
             visited_super[start] = true;
             order.push(node(
                 NodeKind::Super(start as u32),
@@ -356,6 +365,7 @@ impl DirectSystem {
                                 continue;
                             }
                             visited_body[b as usize] = true;
+                            island_bodies.push(b);
                             match supers_at[b as usize].len() {
                                 0 | 1 => {}
                                 2 => {
@@ -401,6 +411,7 @@ impl DirectSystem {
                 }
             }
             islands.push(island_start..len);
+            island_body_ranges.push(bodies_start..island_bodies.len());
         }
         let mut island_of = vec![0u32; self.supers.len()];
         for (k, range) in islands.iter().enumerate() {
@@ -414,6 +425,9 @@ impl DirectSystem {
         self.pending = vec![false; islands.len()];
         self.islands = islands;
         self.island_of = island_of;
+        self.island_bodies = island_bodies;
+        self.island_body_ranges = island_body_ranges;
+        self.delta = vec![[0.0; 3]; body_count];
         debug_assert!(
             order
                 .iter()
@@ -539,34 +553,10 @@ impl DirectSystem {
         self.lambda[s.row_offset + slot.row as usize + row] = f64::from(value);
     }
 
-    /// `J_{s,p} M⁻¹ J_{t,q}ᵀ` for body positions `p` of super node `s` and `q` of `t`
-    /// (the same body), into `out` (`s.rows × t.rows`, row-major).
-    fn coupled_mass(
-        &self,
-        s: &SuperNode,
-        p: usize,
-        t: &SuperNode,
-        q: usize,
-        inv: InverseMass,
-        out: &mut [f64],
-    ) {
-        let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
-        for r in 0..s.rows {
-            let a = s.jacobian_offset + (r * s.body_count + p) * 3;
-            let ja = [self.jacobian[a], self.jacobian[a + 1], self.jacobian[a + 2]];
-            for c in 0..t.rows {
-                let b = t.jacobian_offset + (c * t.body_count + q) * 3;
-                out[r * t.rows + c] = m * (ja[0] * self.jacobian[b] + ja[1] * self.jacobian[b + 1])
-                    + i * ja[2] * self.jacobian[b + 2];
-            }
-        }
-    }
-
     /// Factorises the system of every acyclic island for the rows written this substep.
     pub(crate) fn factor(&mut self, inverse_masses: &[InverseMass]) {
-        let mut scratch = [0.0; MAX_BLOCK * MAX_BLOCK];
-        for node in &self.nodes {
-            let n = node.size;
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i];
             let at = node.block_offset;
             match node.kind {
                 NodeKind::Body(b) => {
@@ -584,86 +574,11 @@ impl DirectSystem {
                     block[4] = mass;
                     block[8] = inertia;
                 }
-                NodeKind::Super(s) => {
-                    let sn = self.supers[s as usize];
-                    let g = sn.gamma_offset;
-                    for k in 0..n * n {
-                        self.blocks[at + k] = -self.gamma[g + k];
-                    }
-                    // Bodies eliminated in closed form: −J M⁻¹ Jᵀ.
-                    for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
-                        if self.degree[b as usize] <= 2 {
-                            self.coupled_mass(
-                                &sn,
-                                p,
-                                &sn,
-                                p,
-                                inverse_masses[b as usize],
-                                &mut scratch[..n * n],
-                            );
-                            for k in 0..n * n {
-                                self.blocks[at + k] -= scratch[k];
-                            }
-                        }
-                    }
-                }
+                NodeKind::Super(s) => kernels::diagonal(self, i, s as usize, inverse_masses),
             }
         }
         for i in 0..self.nodes.len() {
-            let node = self.nodes[i];
-            if node.parent != NONE {
-                let parent = self.nodes[node.parent as usize];
-                let m = parent.size;
-                let mut c = [0.0; MAX_BLOCK * MAX_BLOCK];
-                self.coupling(&node, &parent, inverse_masses, &mut c[..m * node.size]);
-                let at = node.coupling_offset;
-                self.couplings[at..at + m * node.size].copy_from_slice(&c[..m * node.size]);
-            }
-            kernels::eliminate(self, i);
-        }
-    }
-
-    /// The block coupling `node` to its parent (`parent.size × node.size`).
-    fn coupling(
-        &self,
-        node: &TreeNode,
-        parent: &TreeNode,
-        inverse: &[InverseMass],
-        out: &mut [f64],
-    ) {
-        match (node.kind, parent.kind, node.edge) {
-            (NodeKind::Body(_), NodeKind::Super(s), Edge::Body(link)) => {
-                let sn = &self.supers[s as usize];
-                for r in 0..sn.rows {
-                    let at = sn.jacobian_offset + (r * sn.body_count + link) * 3;
-                    for k in 0..3 {
-                        out[r * 3 + k] = -self.jacobian[at + k];
-                    }
-                }
-            }
-            (NodeKind::Super(s), NodeKind::Body(_), Edge::Body(link)) => {
-                let sn = &self.supers[s as usize];
-                for r in 0..sn.rows {
-                    let at = sn.jacobian_offset + (r * sn.body_count + link) * 3;
-                    for k in 0..3 {
-                        out[k * sn.rows + r] = -self.jacobian[at + k];
-                    }
-                }
-            }
-            (
-                NodeKind::Super(s),
-                NodeKind::Super(t),
-                Edge::Shared {
-                    body,
-                    child,
-                    parent: p,
-                },
-            ) => {
-                let (sn, tn) = (self.supers[s as usize], self.supers[t as usize]);
-                self.coupled_mass(&tn, p, &sn, child, inverse[body as usize], out);
-                out.iter_mut().for_each(|x| *x = -*x);
-            }
-            _ => unreachable!("an edge joins a super node to a body or to a super node"),
+            kernels::eliminate(self, i, inverse_masses);
         }
     }
 
@@ -676,33 +591,34 @@ impl DirectSystem {
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
     ) {
-        self.fill_rhs(which, |system, sn, r| {
-            let mut value = system.bias[pass][sn.row_offset + r];
-            for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
-                let v = velocities[b as usize];
-                let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                value += system.jacobian[j] * f64::from(v.linear.x)
-                    + system.jacobian[j + 1] * f64::from(v.linear.y)
-                    + system.jacobian[j + 2] * f64::from(v.angular);
-            }
-            for q in 0..sn.rows {
-                value += system.gamma[sn.gamma_offset + r * sn.rows + q]
-                    * system.lambda[sn.row_offset + q];
-            }
-            value
-        });
-        self.substitute(which);
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
                 continue;
             }
             for i in self.islands[k].clone() {
-                let node = &self.nodes[i];
+                match self.nodes[i].kind {
+                    NodeKind::Body(_) => {
+                        let at = self.nodes[i].dof_offset;
+                        self.rhs[at..at + 3].fill(0.0);
+                    }
+                    NodeKind::Super(s) => {
+                        kernels::velocity_rhs(self, i, s as usize, pass, velocities);
+                    }
+                }
+            }
+        }
+        self.substitute(which);
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for node in &self.nodes[self.islands[k].clone()] {
                 if let NodeKind::Super(s) = node.kind {
-                    let sn = self.supers[s as usize];
+                    let sn = &self.supers[s as usize];
                     let x = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
-                    for (r, value) in x.iter().enumerate() {
-                        self.lambda[sn.row_offset + r] += value;
+                    let lambda = &mut self.lambda[sn.row_offset..sn.row_offset + sn.rows];
+                    for (l, value) in lambda.iter_mut().zip(x) {
+                        *l += value;
                     }
                 }
             }
@@ -729,7 +645,23 @@ impl DirectSystem {
         inverse_masses: &[InverseMass],
         poses: &mut [crate::types::Pose],
     ) {
-        self.fill_rhs(which, |system, sn, r| system.bias[2][sn.row_offset + r]);
+        for k in 0..self.islands.len() {
+            if !self.covers(which, k) {
+                continue;
+            }
+            for node in &self.nodes[self.islands[k].clone()] {
+                let at = node.dof_offset;
+                match node.kind {
+                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
+                    NodeKind::Super(s) => {
+                        let sn = &self.supers[s as usize];
+                        self.rhs[at..at + sn.rows].copy_from_slice(
+                            &self.bias[2][sn.row_offset..sn.row_offset + sn.rows],
+                        );
+                    }
+                }
+            }
+        }
         self.substitute(which);
         self.apply(
             which,
@@ -748,33 +680,10 @@ impl DirectSystem {
         );
     }
 
-    /// Sets the right-hand side of the islands `which` covers: 0 for a body, `row(self,
-    /// super node, row)` for each row of a super node.
-    fn fill_rhs(&mut self, which: Islands, row: impl Fn(&Self, &SuperNode, usize) -> f64) {
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
-            }
-            for i in self.islands[k].clone() {
-                let node = self.nodes[i];
-                let at = node.dof_offset;
-                match node.kind {
-                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                    NodeKind::Super(s) => {
-                        let sn = self.supers[s as usize];
-                        for r in 0..sn.rows {
-                            self.rhs[at + r] = row(self, &sn, r);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// Forward and backward substitution of `rhs` into `solution`.
     fn substitute(&mut self, which: Islands) {
         for k in 0..self.islands.len() {
-            if which == Islands::Marked && !self.marked[k] {
+            if !self.covers(which, k) {
                 continue;
             }
             let range = self.islands[k].clone();
@@ -792,9 +701,11 @@ impl DirectSystem {
         which == Islands::All || self.marked[k]
     }
 
-    /// Calls `f(body, M⁻¹ Σ Jᵀμ)` for every body of every acyclic island.
+    /// Calls `f(body, M⁻¹ Σ Jᵀμ)` once for every body of every acyclic island `which`
+    /// covers: the contributions of all of a body's super nodes are summed first (in
+    /// `f64`), so a body shared by two super nodes is moved once.
     fn apply<S: ?Sized>(
-        &self,
+        &mut self,
         which: Islands,
         inverse_masses: &[InverseMass],
         mut f: impl FnMut(usize, [f64; 3], &mut S),
@@ -805,34 +716,41 @@ impl DirectSystem {
                 continue;
             }
             for i in self.islands[k].clone() {
-                let node = &self.nodes[i];
-                let NodeKind::Super(s) = node.kind else {
-                    continue;
-                };
-                let sn = &self.supers[s as usize];
-                let mu = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
-                for p in 0..sn.body_count {
-                    let mut sum = [0.0; 3];
-                    for (r, m) in mu.iter().enumerate() {
-                        let j = sn.jacobian_offset + (r * sn.body_count + p) * 3;
-                        for k in 0..3 {
-                            sum[k] += self.jacobian[j + k] * m;
-                        }
-                    }
-                    let b = sn.bodies[p] as usize;
-                    let inv = inverse_masses[b];
-                    let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
-                    f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
+                if let NodeKind::Super(s) = self.nodes[i].kind {
+                    kernels::accumulate(self, i, s as usize);
                 }
+            }
+            for &b in &self.island_bodies[self.island_body_ranges[k].clone()] {
+                let b = b as usize;
+                let sum = std::mem::take(&mut self.delta[b]);
+                let inv = inverse_masses[b];
+                let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+                f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
             }
         }
     }
 }
 
-/// The per-node block operations, monomorphised for every pair of block sizes (node,
-/// parent) so that the small dense loops unroll.
+/// The per-node block operations, monomorphised for the node's block size and its
+/// parent's (or, per super node, its row count) so that the small dense loops unroll and
+/// every slice has a length the compiler knows, which drops the bounds checks.
 mod kernels {
-    use super::{DirectSystem, NONE, invert};
+    use super::{DirectSystem, Edge, InverseMass, MAX_BODIES, NONE, NodeKind, SuperNode, TreeNode};
+    use super::{Velocity, invert};
+
+    macro_rules! by_rows {
+        ($n:expr, $f:ident($($arg:expr),*)) => {
+            match $n {
+                1 => $f::<1>($($arg),*),
+                2 => $f::<2>($($arg),*),
+                3 => $f::<3>($($arg),*),
+                4 => $f::<4>($($arg),*),
+                5 => $f::<5>($($arg),*),
+                6 => $f::<6>($($arg),*),
+                _ => unreachable!("super nodes have at most MAX_ROWS rows"),
+            }
+        };
+    }
 
     macro_rules! sized {
         ($n:expr, $m:expr, $f:ident($($arg:expr),*)) => {
@@ -893,11 +811,75 @@ mod kernels {
         }
     }
 
-    /// Inverts node `i`'s block and, if it has a parent, subtracts `C A⁻¹ Cᵀ` from the
-    /// parent's block.
-    pub(super) fn eliminate(system: &mut DirectSystem, i: usize) {
+    /// The rows of super node `s` (Jacobian row stride `body_count × 3`).
+    fn jacobian_of<'a>(jacobian: &'a [f64], sn: &SuperNode, rows: usize) -> &'a [f64] {
+        &jacobian[sn.jacobian_offset..sn.jacobian_offset + rows * sn.body_count * 3]
+    }
+
+    /// Writes super node `s`'s block (node `i`): `−Γ − Σ J_p M⁻¹ J_pᵀ` over its bodies
+    /// eliminated in closed form.
+    pub(super) fn diagonal(
+        system: &mut DirectSystem,
+        i: usize,
+        s: usize,
+        inverse_masses: &[InverseMass],
+    ) {
+        by_rows!(
+            system.nodes[i].size,
+            diagonal_sized(system, i, s, inverse_masses)
+        )
+    }
+
+    fn diagonal_sized<const N: usize>(
+        system: &mut DirectSystem,
+        i: usize,
+        s: usize,
+        inverse_masses: &[InverseMass],
+    ) {
+        let DirectSystem {
+            supers,
+            nodes,
+            degree,
+            jacobian,
+            gamma,
+            blocks,
+            ..
+        } = system;
+        let sn = &supers[s];
+        let at = nodes[i].block_offset;
+        let block = &mut blocks[at..at + N * N];
+        let gamma = &gamma[sn.gamma_offset..sn.gamma_offset + N * N];
+        for (b, g) in block.iter_mut().zip(gamma) {
+            *b = -g;
+        }
+        let stride = sn.body_count * 3;
+        let jac = jacobian_of(jacobian, sn, N);
+        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+            if degree[b as usize] > 2 {
+                continue;
+            }
+            let inv = inverse_masses[b as usize];
+            let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+            let mut rows = [[0.0; 3]; N];
+            for (r, row) in rows.iter_mut().enumerate() {
+                row.copy_from_slice(&jac[r * stride + p * 3..r * stride + p * 3 + 3]);
+            }
+            for r in 0..N {
+                let ja = rows[r];
+                for c in 0..N {
+                    let jb = rows[c];
+                    block[r * N + c] -=
+                        m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2];
+                }
+            }
+        }
+    }
+
+    /// Inverts node `i`'s block and, if it has a parent, forms their coupling `C` and
+    /// subtracts `C A⁻¹ Cᵀ` from the parent's block.
+    pub(super) fn eliminate(system: &mut DirectSystem, i: usize, inverse_masses: &[InverseMass]) {
         let (n, m) = (system.nodes[i].size, parent_size(system, i));
-        sized!(n, m, eliminate_sized(system, i))
+        sized!(n, m, eliminate_sized(system, i, inverse_masses))
     }
 
     pub(super) fn forward(system: &mut DirectSystem, i: usize) {
@@ -908,6 +890,103 @@ mod kernels {
     pub(super) fn backward(system: &mut DirectSystem, i: usize) {
         let (n, m) = (system.nodes[i].size, parent_size(system, i));
         sized!(n, m, backward_sized(system, i))
+    }
+
+    /// The velocity right-hand side of super node `s` (node `i`):
+    /// `bias + J v + Γ λ` per row.
+    pub(super) fn velocity_rhs(
+        system: &mut DirectSystem,
+        i: usize,
+        s: usize,
+        pass: usize,
+        velocities: &[Velocity],
+    ) {
+        by_rows!(
+            system.nodes[i].size,
+            velocity_rhs_sized(system, i, s, pass, velocities)
+        )
+    }
+
+    fn velocity_rhs_sized<const N: usize>(
+        system: &mut DirectSystem,
+        i: usize,
+        s: usize,
+        pass: usize,
+        velocities: &[Velocity],
+    ) {
+        let DirectSystem {
+            supers,
+            nodes,
+            bias,
+            lambda,
+            jacobian,
+            gamma,
+            rhs,
+            ..
+        } = system;
+        let sn = &supers[s];
+        let count = sn.body_count;
+        let mut v = [[0.0; 3]; MAX_BODIES];
+        for (v, &b) in v.iter_mut().zip(&sn.bodies[..count]) {
+            let body = velocities[b as usize];
+            *v = [
+                f64::from(body.linear.x),
+                f64::from(body.linear.y),
+                f64::from(body.angular),
+            ];
+        }
+        let stride = count * 3;
+        let jac = jacobian_of(jacobian, sn, N);
+        let gamma = &gamma[sn.gamma_offset..sn.gamma_offset + N * N];
+        let rows = sn.row_offset..sn.row_offset + N;
+        let (bias, lambda) = (&bias[pass][rows.clone()], &lambda[rows]);
+        let at = nodes[i].dof_offset;
+        let out = &mut rhs[at..at + N];
+        for r in 0..N {
+            let mut value = bias[r];
+            let row = &jac[r * stride..r * stride + stride];
+            for (j, v) in row.chunks_exact(3).zip(&v[..count]) {
+                value += j[0] * v[0] + j[1] * v[1] + j[2] * v[2];
+            }
+            for q in 0..N {
+                value += gamma[r * N + q] * lambda[q];
+            }
+            out[r] = value;
+        }
+    }
+
+    /// Adds `Jᵀ μ` of super node `s` (node `i`, `μ` its solution) to its bodies' sums.
+    pub(super) fn accumulate(system: &mut DirectSystem, i: usize, s: usize) {
+        by_rows!(system.nodes[i].size, accumulate_sized(system, i, s))
+    }
+
+    fn accumulate_sized<const N: usize>(system: &mut DirectSystem, i: usize, s: usize) {
+        let DirectSystem {
+            supers,
+            nodes,
+            jacobian,
+            solution,
+            delta,
+            ..
+        } = system;
+        let sn = &supers[s];
+        let at = nodes[i].dof_offset;
+        let mu = &solution[at..at + N];
+        let stride = sn.body_count * 3;
+        let jac = jacobian_of(jacobian, sn, N);
+        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+            let mut sum = [0.0; 3];
+            for r in 0..N {
+                let j = &jac[r * stride + p * 3..r * stride + p * 3 + 3];
+                for k in 0..3 {
+                    sum[k] += j[k] * mu[r];
+                }
+            }
+            let d = &mut delta[b as usize];
+            for k in 0..3 {
+                d[k] += sum[k];
+            }
+        }
     }
 
     /// The inverse of a symmetric definite block by elimination without pivoting, falling
@@ -953,25 +1032,103 @@ mod kernels {
         out
     }
 
-    fn eliminate_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
-        let node = system.nodes[i];
-        let at = node.block_offset;
-        let inv = inverse::<N>(&system.blocks[at..at + N * N]);
-        for r in 0..N {
-            for c in 0..N {
-                system.inverses[at + r * N + c] = inv[r][c];
+    /// The block coupling `node` (`N` unknowns) to its `parent` (`M`), `M × N`.
+    fn coupling<const N: usize, const M: usize>(
+        supers: &[SuperNode],
+        jacobian: &[f64],
+        node: &TreeNode,
+        parent: &TreeNode,
+        inverse_masses: &[InverseMass],
+    ) -> [[f64; N]; M] {
+        let mut c = [[0.0; N]; M];
+        match (node.kind, parent.kind, node.edge) {
+            // A body (N = 3) under a super node: −J of the parent's rows on it.
+            (NodeKind::Body(_), NodeKind::Super(s), Edge::Body(link)) => {
+                let sn = &supers[s as usize];
+                let stride = sn.body_count * 3;
+                let jac = jacobian_of(jacobian, sn, M);
+                for (r, row) in c.iter_mut().enumerate() {
+                    let j = &jac[r * stride + link * 3..r * stride + link * 3 + N];
+                    for (x, j) in row.iter_mut().zip(j) {
+                        *x = -j;
+                    }
+                }
             }
+            // A super node under a body (M = 3): the transpose.
+            (NodeKind::Super(s), NodeKind::Body(_), Edge::Body(link)) => {
+                let sn = &supers[s as usize];
+                let stride = sn.body_count * 3;
+                let jac = jacobian_of(jacobian, sn, N);
+                for r in 0..N {
+                    let j = &jac[r * stride + link * 3..r * stride + link * 3 + M];
+                    for k in 0..M {
+                        c[k][r] = -j[k];
+                    }
+                }
+            }
+            // Two super nodes sharing a body: −J_{parent} M⁻¹ J_{node}ᵀ on that body.
+            (
+                NodeKind::Super(s),
+                NodeKind::Super(t),
+                Edge::Shared {
+                    body,
+                    child,
+                    parent: p,
+                },
+            ) => {
+                let (sn, tn) = (&supers[s as usize], &supers[t as usize]);
+                let inv = inverse_masses[body as usize];
+                let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+                let (child_stride, parent_stride) = (sn.body_count * 3, tn.body_count * 3);
+                let (child_jac, parent_jac) =
+                    (jacobian_of(jacobian, sn, N), jacobian_of(jacobian, tn, M));
+                let mut jb = [[0.0; 3]; N];
+                for (q, row) in jb.iter_mut().enumerate() {
+                    let at = q * child_stride + child * 3;
+                    row.copy_from_slice(&child_jac[at..at + 3]);
+                }
+                for (r, row) in c.iter_mut().enumerate() {
+                    let at = r * parent_stride + p * 3;
+                    let ja = &parent_jac[at..at + 3];
+                    for (x, jb) in row.iter_mut().zip(&jb) {
+                        *x = -(m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2]);
+                    }
+                }
+            }
+            _ => unreachable!("an edge joins a super node to a body or to a super node"),
+        }
+        c
+    }
+
+    fn eliminate_sized<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        i: usize,
+        inverse_masses: &[InverseMass],
+    ) {
+        let DirectSystem {
+            supers,
+            nodes,
+            jacobian,
+            blocks,
+            inverses,
+            couplings,
+            gains,
+            ..
+        } = system;
+        let node = &nodes[i];
+        let at = node.block_offset;
+        let inv = inverse::<N>(&blocks[at..at + N * N]);
+        for (row, out) in inv.iter().zip(inverses[at..at + N * N].chunks_exact_mut(N)) {
+            out.copy_from_slice(row);
         }
         if M == 0 {
             return;
         }
-        let parent = system.nodes[node.parent as usize];
+        let parent = &nodes[node.parent as usize];
+        let c = coupling::<N, M>(supers, jacobian, node, parent, inverse_masses);
         let co = node.coupling_offset;
-        let mut c = [[0.0; N]; M];
-        for r in 0..M {
-            for k in 0..N {
-                c[r][k] = system.couplings[co + r * N + k];
-            }
+        for (row, out) in c.iter().zip(couplings[co..co + M * N].chunks_exact_mut(N)) {
+            out.copy_from_slice(row);
         }
         let mut g = [[0.0; N]; M];
         for r in 0..M {
@@ -981,17 +1138,20 @@ mod kernels {
                     sum += c[r][j] * inv[j][k];
                 }
                 g[r][k] = sum;
-                system.gains[co + r * N + k] = sum;
             }
         }
+        for (row, out) in g.iter().zip(gains[co..co + M * N].chunks_exact_mut(N)) {
+            out.copy_from_slice(row);
+        }
         let pa = parent.block_offset;
+        let parent_block = &mut blocks[pa..pa + M * M];
         for r in 0..M {
             for q in 0..M {
                 let mut sum = 0.0;
                 for k in 0..N {
                     sum += g[r][k] * c[q][k];
                 }
-                system.blocks[pa + r * M + q] -= sum;
+                parent_block[r * M + q] -= sum;
             }
         }
     }
@@ -1000,42 +1160,58 @@ mod kernels {
         if M == 0 {
             return;
         }
-        let node = system.nodes[i];
-        let parent = system.nodes[node.parent as usize];
+        let DirectSystem {
+            nodes, gains, rhs, ..
+        } = system;
+        let node = &nodes[i];
+        let parent = &nodes[node.parent as usize];
         let mut y = [0.0; N];
-        y.copy_from_slice(&system.rhs[node.dof_offset..node.dof_offset + N]);
+        y.copy_from_slice(&rhs[node.dof_offset..node.dof_offset + N]);
         let co = node.coupling_offset;
-        for r in 0..M {
+        let gains = &gains[co..co + M * N];
+        let out = &mut rhs[parent.dof_offset..parent.dof_offset + M];
+        for (r, g) in gains.chunks_exact(N).enumerate() {
             let mut sum = 0.0;
             for k in 0..N {
-                sum += system.gains[co + r * N + k] * y[k];
+                sum += g[k] * y[k];
             }
-            system.rhs[parent.dof_offset + r] -= sum;
+            out[r] -= sum;
         }
     }
 
     fn backward_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
-        let node = system.nodes[i];
+        let DirectSystem {
+            nodes,
+            couplings,
+            inverses,
+            rhs,
+            solution,
+            ..
+        } = system;
+        let node = &nodes[i];
         let mut y = [0.0; N];
-        y.copy_from_slice(&system.rhs[node.dof_offset..node.dof_offset + N]);
+        y.copy_from_slice(&rhs[node.dof_offset..node.dof_offset + N]);
         if M > 0 {
-            let parent = system.nodes[node.parent as usize];
+            let parent = &nodes[node.parent as usize];
             let mut x = [0.0; M];
-            x.copy_from_slice(&system.solution[parent.dof_offset..parent.dof_offset + M]);
+            x.copy_from_slice(&solution[parent.dof_offset..parent.dof_offset + M]);
             let co = node.coupling_offset;
+            let c = &couplings[co..co + M * N];
             for (k, yk) in y.iter_mut().enumerate() {
                 for r in 0..M {
-                    *yk -= system.couplings[co + r * N + k] * x[r];
+                    *yk -= c[r * N + k] * x[r];
                 }
             }
         }
         let at = node.block_offset;
-        for r in 0..N {
+        let inv = &inverses[at..at + N * N];
+        let out = &mut solution[node.dof_offset..node.dof_offset + N];
+        for (r, row) in inv.chunks_exact(N).enumerate() {
             let mut sum = 0.0;
             for k in 0..N {
-                sum += system.inverses[at + r * N + k] * y[k];
+                sum += row[k] * y[k];
             }
-            system.solution[node.dof_offset + r] = sum;
+            out[r] = sum;
         }
     }
 }
