@@ -120,6 +120,15 @@ struct TreeNode {
     coupling_offset: usize,
 }
 
+/// Consecutive nodes (in elimination order) of one island with the same block size and
+/// parent block size, which one monomorphised loop handles (a chain is a single run).
+#[derive(Clone, Debug)]
+struct Run {
+    nodes: std::ops::Range<usize>,
+    size: usize,
+    parent_size: usize,
+}
+
 /// The factorisation and the per-substep rows of every acyclic island.
 #[derive(Debug, Default)]
 pub(crate) struct DirectSystem {
@@ -142,6 +151,9 @@ pub(crate) struct DirectSystem {
     solution: Vec<f64>,
     /// The nodes of each island (contiguous in elimination order).
     islands: Vec<std::ops::Range<usize>>,
+    /// The runs of all islands, and each island's range in them.
+    runs: Vec<Run>,
+    island_runs: Vec<std::ops::Range<usize>>,
     /// The island of each super node.
     island_of: Vec<u32>,
     /// The bodies of each island's super nodes, island after island, and each island's
@@ -450,6 +462,32 @@ impl DirectSystem {
             blocks += n.size * n.size;
             couplings += parent_size * n.size;
         }
+        let parent_size = |n: &TreeNode| {
+            if n.parent == NONE {
+                0
+            } else {
+                order[n.parent as usize].size
+            }
+        };
+        let (mut runs, mut island_runs) = (Vec::<Run>::new(), Vec::new());
+        for range in &self.islands {
+            let first = runs.len();
+            for i in range.clone() {
+                let (size, parent_size) = (order[i].size, parent_size(&order[i]));
+                let same = |run: &Run| run.size == size && run.parent_size == parent_size;
+                match runs[first..].last_mut() {
+                    Some(run) if same(run) => run.nodes.end = i + 1,
+                    _ => runs.push(Run {
+                        nodes: i..i + 1,
+                        size,
+                        parent_size,
+                    }),
+                }
+            }
+            island_runs.push(first..runs.len());
+        }
+        self.runs = runs;
+        self.island_runs = island_runs;
         self.nodes = order;
         self.blocks = vec![0.0; blocks];
         self.inverses = vec![0.0; blocks];
@@ -555,30 +593,12 @@ impl DirectSystem {
 
     /// Factorises the system of every acyclic island for the rows written this substep.
     pub(crate) fn factor(&mut self, inverse_masses: &[InverseMass]) {
-        for i in 0..self.nodes.len() {
-            let node = &self.nodes[i];
-            let at = node.block_offset;
-            match node.kind {
-                NodeKind::Body(b) => {
-                    let inv = inverse_masses[b as usize];
-                    let block = &mut self.blocks[at..at + 9];
-                    block.fill(0.0);
-                    let mass = 1.0 / f64::from(inv.mass);
-                    // A body that cannot rotate has an infinite moment of inertia.
-                    let inertia = if inv.inertia > 0.0 {
-                        1.0 / f64::from(inv.inertia)
-                    } else {
-                        1e30
-                    };
-                    block[0] = mass;
-                    block[4] = mass;
-                    block[8] = inertia;
-                }
-                NodeKind::Super(s) => kernels::diagonal(self, i, s as usize, inverse_masses),
-            }
+        // Every block is complete before a child subtracts from it.
+        for r in 0..self.runs.len() {
+            kernels::diagonal(self, r, inverse_masses);
         }
-        for i in 0..self.nodes.len() {
-            kernels::eliminate(self, i, inverse_masses);
+        for r in 0..self.runs.len() {
+            kernels::eliminate(self, r, inverse_masses);
         }
     }
 
@@ -595,45 +615,22 @@ impl DirectSystem {
             if !self.covers(which, k) {
                 continue;
             }
-            for i in self.islands[k].clone() {
-                match self.nodes[i].kind {
-                    NodeKind::Body(_) => {
-                        let at = self.nodes[i].dof_offset;
-                        self.rhs[at..at + 3].fill(0.0);
-                    }
-                    NodeKind::Super(s) => {
-                        kernels::velocity_rhs(self, i, s as usize, pass, velocities);
-                    }
-                }
+            for r in self.island_runs[k].clone() {
+                kernels::velocity_rhs(self, r, pass, velocities);
             }
+            self.substitute(k, true);
+            self.apply(
+                k,
+                inverse_masses,
+                |b, dv: [f64; 3], velocities: &mut [Velocity]| {
+                    let v = &mut velocities[b];
+                    v.linear.x += dv[0] as f32;
+                    v.linear.y += dv[1] as f32;
+                    v.angular += dv[2] as f32;
+                },
+                velocities,
+            );
         }
-        self.substitute(which);
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
-            }
-            for node in &self.nodes[self.islands[k].clone()] {
-                if let NodeKind::Super(s) = node.kind {
-                    let sn = &self.supers[s as usize];
-                    let x = &self.solution[node.dof_offset..node.dof_offset + sn.rows];
-                    let lambda = &mut self.lambda[sn.row_offset..sn.row_offset + sn.rows];
-                    for (l, value) in lambda.iter_mut().zip(x) {
-                        *l += value;
-                    }
-                }
-            }
-        }
-        self.apply(
-            which,
-            inverse_masses,
-            |b, dv: [f64; 3], velocities: &mut [Velocity]| {
-                let v = &mut velocities[b];
-                v.linear.x += dv[0] as f32;
-                v.linear.y += dv[1] as f32;
-                v.angular += dv[2] as f32;
-            },
-            velocities,
-        );
     }
 
     /// The position projection: moves the bodies of acyclic islands by `M⁻¹ Jᵀ μ` with
@@ -649,50 +646,38 @@ impl DirectSystem {
             if !self.covers(which, k) {
                 continue;
             }
-            for node in &self.nodes[self.islands[k].clone()] {
-                let at = node.dof_offset;
-                match node.kind {
-                    NodeKind::Body(_) => self.rhs[at..at + 3].fill(0.0),
-                    NodeKind::Super(s) => {
-                        let sn = &self.supers[s as usize];
-                        self.rhs[at..at + sn.rows].copy_from_slice(
-                            &self.bias[2][sn.row_offset..sn.row_offset + sn.rows],
-                        );
-                    }
-                }
+            for r in self.island_runs[k].clone() {
+                kernels::position_rhs(self, r);
             }
+            self.substitute(k, false);
+            self.apply(
+                k,
+                inverse_masses,
+                |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
+                    let v = Velocity {
+                        linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
+                        angular: dx[2] as f32,
+                    };
+                    if v.linear.is_finite() && v.angular.is_finite() {
+                        let p = &mut poses[b];
+                        *p = p.integrate(v, 1.0);
+                    }
+                },
+                poses,
+            );
         }
-        self.substitute(which);
-        self.apply(
-            which,
-            inverse_masses,
-            |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
-                let v = Velocity {
-                    linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
-                    angular: dx[2] as f32,
-                };
-                if v.linear.is_finite() && v.angular.is_finite() {
-                    let p = &mut poses[b];
-                    *p = p.integrate(v, 1.0);
-                }
-            },
-            poses,
-        );
     }
 
-    /// Forward and backward substitution of `rhs` into `solution`.
-    fn substitute(&mut self, which: Islands) {
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
-            }
-            let range = self.islands[k].clone();
-            for i in range.clone() {
-                kernels::forward(self, i);
-            }
-            for i in range.rev() {
-                kernels::backward(self, i);
-            }
+    /// Forward and backward substitution of island `k`'s `rhs` into `solution`; the
+    /// backward pass also sums each super node's `Jᵀ μ` into its bodies' `delta` and,
+    /// with `accumulate_impulses`, adds `μ` to the accumulated impulses.
+    fn substitute(&mut self, k: usize, accumulate_impulses: bool) {
+        let runs = self.island_runs[k].clone();
+        for r in runs.clone() {
+            kernels::forward(self, r);
+        }
+        for r in runs.rev() {
+            kernels::backward(self, r, accumulate_impulses);
         }
     }
 
@@ -701,32 +686,23 @@ impl DirectSystem {
         which == Islands::All || self.marked[k]
     }
 
-    /// Calls `f(body, M⁻¹ Σ Jᵀμ)` once for every body of every acyclic island `which`
-    /// covers: the contributions of all of a body's super nodes are summed first (in
-    /// `f64`), so a body shared by two super nodes is moved once.
+    /// Calls `f(body, M⁻¹ Σ Jᵀμ)` once for every body of island `k` with the sums the
+    /// backward substitution left in `delta` (clearing them): the contributions of all of
+    /// a body's super nodes are summed first, in `f64`, so a body shared by two super
+    /// nodes is moved once.
     fn apply<S: ?Sized>(
         &mut self,
-        which: Islands,
+        k: usize,
         inverse_masses: &[InverseMass],
         mut f: impl FnMut(usize, [f64; 3], &mut S),
         state: &mut S,
     ) {
-        for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
-                continue;
-            }
-            for i in self.islands[k].clone() {
-                if let NodeKind::Super(s) = self.nodes[i].kind {
-                    kernels::accumulate(self, i, s as usize);
-                }
-            }
-            for &b in &self.island_bodies[self.island_body_ranges[k].clone()] {
-                let b = b as usize;
-                let sum = std::mem::take(&mut self.delta[b]);
-                let inv = inverse_masses[b];
-                let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
-                f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
-            }
+        for &b in &self.island_bodies[self.island_body_ranges[k].clone()] {
+            let b = b as usize;
+            let sum = std::mem::take(&mut self.delta[b]);
+            let inv = inverse_masses[b];
+            let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
+            f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
         }
     }
 }
@@ -735,7 +711,9 @@ impl DirectSystem {
 /// parent's (or, per super node, its row count) so that the small dense loops unroll and
 /// every slice has a length the compiler knows, which drops the bounds checks.
 mod kernels {
-    use super::{DirectSystem, Edge, InverseMass, MAX_BODIES, NONE, NodeKind, SuperNode, TreeNode};
+    use std::ops::Range;
+
+    use super::{DirectSystem, Edge, InverseMass, MAX_BODIES, NodeKind, SuperNode, TreeNode};
     use super::{Velocity, invert};
 
     macro_rules! by_rows {
@@ -802,13 +780,10 @@ mod kernels {
         };
     }
 
-    fn parent_size(system: &DirectSystem, i: usize) -> usize {
-        let p = system.nodes[i].parent;
-        if p == NONE {
-            0
-        } else {
-            system.nodes[p as usize].size
-        }
+    /// Run `r`'s nodes and sizes.
+    fn run(system: &DirectSystem, r: usize) -> (Range<usize>, usize, usize) {
+        let run = &system.runs[r];
+        (run.nodes.clone(), run.size, run.parent_size)
     }
 
     /// The rows of super node `s` (Jacobian row stride `body_count × 3`).
@@ -816,21 +791,44 @@ mod kernels {
         &jacobian[sn.jacobian_offset..sn.jacobian_offset + rows * sn.body_count * 3]
     }
 
-    /// Writes super node `s`'s block (node `i`): `−Γ − Σ J_p M⁻¹ J_pᵀ` over its bodies
-    /// eliminated in closed form.
-    pub(super) fn diagonal(
-        system: &mut DirectSystem,
-        i: usize,
-        s: usize,
-        inverse_masses: &[InverseMass],
-    ) {
-        by_rows!(
-            system.nodes[i].size,
-            diagonal_sized(system, i, s, inverse_masses)
-        )
+    /// Writes the blocks of run `r`'s nodes: a body's mass matrix, or a super node's
+    /// `−Γ − Σ J_p M⁻¹ J_pᵀ` over its bodies eliminated in closed form.
+    pub(super) fn diagonal(system: &mut DirectSystem, r: usize, inverse_masses: &[InverseMass]) {
+        let (nodes, n, _) = run(system, r);
+        by_rows!(n, diagonal_run(system, nodes, inverse_masses))
     }
 
-    fn diagonal_sized<const N: usize>(
+    fn diagonal_run<const N: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        inverse_masses: &[InverseMass],
+    ) {
+        for i in nodes {
+            match system.nodes[i].kind {
+                NodeKind::Body(b) => body_block(system, i, inverse_masses[b as usize]),
+                NodeKind::Super(s) => diagonal_one::<N>(system, i, s as usize, inverse_masses),
+            }
+        }
+    }
+
+    fn body_block(system: &mut DirectSystem, i: usize, inv: InverseMass) {
+        let at = system.nodes[i].block_offset;
+        let block = &mut system.blocks[at..at + 9];
+        block.fill(0.0);
+        let mass = 1.0 / f64::from(inv.mass);
+        // A body that cannot rotate has an infinite moment of inertia.
+        let inertia = if inv.inertia > 0.0 {
+            1.0 / f64::from(inv.inertia)
+        } else {
+            1e30
+        };
+        block[0] = mass;
+        block[4] = mass;
+        block[8] = inertia;
+    }
+
+    #[inline(always)]
+    fn diagonal_one<const N: usize>(
         system: &mut DirectSystem,
         i: usize,
         s: usize,
@@ -868,46 +866,121 @@ mod kernels {
                 let ja = rows[r];
                 for c in 0..N {
                     let jb = rows[c];
-                    block[r * N + c] -=
-                        m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2];
+                    block[r * N + c] -= m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2];
                 }
             }
         }
     }
 
-    /// Inverts node `i`'s block and, if it has a parent, forms their coupling `C` and
-    /// subtracts `C A⁻¹ Cᵀ` from the parent's block.
-    pub(super) fn eliminate(system: &mut DirectSystem, i: usize, inverse_masses: &[InverseMass]) {
-        let (n, m) = (system.nodes[i].size, parent_size(system, i));
-        sized!(n, m, eliminate_sized(system, i, inverse_masses))
+    /// Inverts the blocks of run `r`'s nodes and, for each with a parent, forms their
+    /// coupling `C` and subtracts `C A⁻¹ Cᵀ` from the parent's block.
+    pub(super) fn eliminate(system: &mut DirectSystem, r: usize, inverse_masses: &[InverseMass]) {
+        let (nodes, n, m) = run(system, r);
+        sized!(n, m, eliminate_run(system, nodes, inverse_masses))
     }
 
-    pub(super) fn forward(system: &mut DirectSystem, i: usize) {
-        let (n, m) = (system.nodes[i].size, parent_size(system, i));
-        sized!(n, m, forward_sized(system, i))
+    fn eliminate_run<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        inverse_masses: &[InverseMass],
+    ) {
+        for i in nodes {
+            eliminate_one::<N, M>(system, i, inverse_masses);
+        }
     }
 
-    pub(super) fn backward(system: &mut DirectSystem, i: usize) {
-        let (n, m) = (system.nodes[i].size, parent_size(system, i));
-        sized!(n, m, backward_sized(system, i))
+    /// Forward substitution over run `r`.
+    pub(super) fn forward(system: &mut DirectSystem, r: usize) {
+        let (nodes, n, m) = run(system, r);
+        sized!(n, m, forward_run(system, nodes))
     }
 
-    /// The velocity right-hand side of super node `s` (node `i`):
-    /// `bias + J v + Γ λ` per row.
+    fn forward_run<const N: usize, const M: usize>(system: &mut DirectSystem, nodes: Range<usize>) {
+        for i in nodes {
+            forward_one::<N, M>(system, i);
+        }
+    }
+
+    /// Backward substitution over run `r` (in reverse), summing each super node's
+    /// `Jᵀ μ` into `delta` and, with `accumulate_impulses`, `μ` into `lambda`.
+    pub(super) fn backward(system: &mut DirectSystem, r: usize, accumulate_impulses: bool) {
+        let (nodes, n, m) = run(system, r);
+        sized!(n, m, backward_run(system, nodes, accumulate_impulses))
+    }
+
+    fn backward_run<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        accumulate_impulses: bool,
+    ) {
+        for i in nodes.rev() {
+            backward_one::<N, M>(system, i);
+            if let NodeKind::Super(s) = system.nodes[i].kind {
+                accumulate_one::<N>(system, i, s as usize);
+                if accumulate_impulses {
+                    let at = system.nodes[i].dof_offset;
+                    let rows = system.supers[s as usize].row_offset;
+                    let mu = &system.solution[at..at + N];
+                    for (l, m) in system.lambda[rows..rows + N].iter_mut().zip(mu) {
+                        *l += m;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The velocity right-hand side of run `r`'s nodes: `bias + J v + Γ λ` per row of a
+    /// super node, 0 for a body.
     pub(super) fn velocity_rhs(
         system: &mut DirectSystem,
-        i: usize,
-        s: usize,
+        r: usize,
         pass: usize,
         velocities: &[Velocity],
     ) {
-        by_rows!(
-            system.nodes[i].size,
-            velocity_rhs_sized(system, i, s, pass, velocities)
-        )
+        let (nodes, n, _) = run(system, r);
+        by_rows!(n, velocity_rhs_run(system, nodes, pass, velocities))
     }
 
-    fn velocity_rhs_sized<const N: usize>(
+    fn velocity_rhs_run<const N: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        pass: usize,
+        velocities: &[Velocity],
+    ) {
+        for i in nodes {
+            let at = system.nodes[i].dof_offset;
+            match system.nodes[i].kind {
+                NodeKind::Body(_) => system.rhs[at..at + N].fill(0.0),
+                NodeKind::Super(s) => {
+                    velocity_rhs_one::<N>(system, i, s as usize, pass, velocities);
+                }
+            }
+        }
+    }
+
+    /// The projection's right-hand side of run `r`'s nodes: each row's positional error,
+    /// 0 for a body.
+    pub(super) fn position_rhs(system: &mut DirectSystem, r: usize) {
+        let (nodes, n, _) = run(system, r);
+        by_rows!(n, position_rhs_run(system, nodes))
+    }
+
+    fn position_rhs_run<const N: usize>(system: &mut DirectSystem, nodes: Range<usize>) {
+        for i in nodes {
+            let at = system.nodes[i].dof_offset;
+            let out = &mut system.rhs[at..at + N];
+            match system.nodes[i].kind {
+                NodeKind::Body(_) => out.fill(0.0),
+                NodeKind::Super(s) => {
+                    let rows = system.supers[s as usize].row_offset;
+                    out.copy_from_slice(&system.bias[2][rows..rows + N]);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn velocity_rhs_one<const N: usize>(
         system: &mut DirectSystem,
         i: usize,
         s: usize,
@@ -956,11 +1029,8 @@ mod kernels {
     }
 
     /// Adds `Jᵀ μ` of super node `s` (node `i`, `μ` its solution) to its bodies' sums.
-    pub(super) fn accumulate(system: &mut DirectSystem, i: usize, s: usize) {
-        by_rows!(system.nodes[i].size, accumulate_sized(system, i, s))
-    }
-
-    fn accumulate_sized<const N: usize>(system: &mut DirectSystem, i: usize, s: usize) {
+    #[inline(always)]
+    fn accumulate_one<const N: usize>(system: &mut DirectSystem, i: usize, s: usize) {
         let DirectSystem {
             supers,
             nodes,
@@ -1100,7 +1170,8 @@ mod kernels {
         c
     }
 
-    fn eliminate_sized<const N: usize, const M: usize>(
+    #[inline(always)]
+    fn eliminate_one<const N: usize, const M: usize>(
         system: &mut DirectSystem,
         i: usize,
         inverse_masses: &[InverseMass],
@@ -1156,7 +1227,8 @@ mod kernels {
         }
     }
 
-    fn forward_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+    #[inline(always)]
+    fn forward_one<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
         if M == 0 {
             return;
         }
@@ -1179,7 +1251,8 @@ mod kernels {
         }
     }
 
-    fn backward_sized<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+    #[inline(always)]
+    fn backward_one<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
         let DirectSystem {
             nodes,
             couplings,
