@@ -896,8 +896,28 @@ mod kernels {
     }
 
     fn forward_run<const N: usize, const M: usize>(system: &mut DirectSystem, nodes: Range<usize>) {
+        if M == 0 {
+            return;
+        }
+        // The parent's right-hand side just updated, kept in registers for when the
+        // parent is the next node (along a chain): reloading it would wait on the stores.
+        let mut carried: Option<(usize, [f64; N])> = None;
         for i in nodes {
-            forward_one::<N, M>(system, i);
+            let y = match carried {
+                Some((j, y)) if j == i => y,
+                _ => {
+                    let at = system.nodes[i].dof_offset;
+                    let mut y = [0.0; N];
+                    y.copy_from_slice(&system.rhs[at..at + N]);
+                    y
+                }
+            };
+            let (parent, updated) = forward_one::<N, M>(system, i, y);
+            carried = (M == N).then(|| {
+                let mut next = [0.0; N];
+                next.iter_mut().zip(&updated).for_each(|(n, u)| *n = *u);
+                (parent, next)
+            });
         }
     }
 
@@ -913,15 +933,35 @@ mod kernels {
         nodes: Range<usize>,
         accumulate_impulses: bool,
     ) {
+        // The last node's solution, kept in registers for its children (along a chain,
+        // the next node): reloading it would wait on the stores.
+        let mut carried: Option<(usize, [f64; N])> = None;
         for i in nodes.rev() {
-            backward_one::<N, M>(system, i);
+            let mut x = [0.0; M];
+            if M > 0 {
+                let parent = system.nodes[i].parent as usize;
+                match carried {
+                    Some((j, solved)) if M == N && j == parent => {
+                        x.iter_mut().zip(&solved).for_each(|(x, s)| *x = *s);
+                    }
+                    _ => {
+                        let at = system.nodes[parent].dof_offset;
+                        x.copy_from_slice(&system.solution[at..at + M]);
+                    }
+                }
+            }
+            let mu = backward_one::<N, M>(system, i, &x);
+            carried = Some((i, mu));
             if let NodeKind::Super(s) = system.nodes[i].kind {
-                accumulate_one::<N>(system, i, s as usize);
+                let s = s as usize;
+                match system.supers[s].body_count {
+                    1 => accumulate_one::<N, 1>(system, s, &mu),
+                    2 => accumulate_one::<N, 2>(system, s, &mu),
+                    _ => accumulate_one::<N, 0>(system, s, &mu),
+                }
                 if accumulate_impulses {
-                    let at = system.nodes[i].dof_offset;
-                    let rows = system.supers[s as usize].row_offset;
-                    let mu = &system.solution[at..at + N];
-                    for (l, m) in system.lambda[rows..rows + N].iter_mut().zip(mu) {
+                    let rows = system.supers[s].row_offset;
+                    for (l, m) in system.lambda[rows..rows + N].iter_mut().zip(&mu) {
                         *l += m;
                     }
                 }
@@ -952,7 +992,12 @@ mod kernels {
             match system.nodes[i].kind {
                 NodeKind::Body(_) => system.rhs[at..at + N].fill(0.0),
                 NodeKind::Super(s) => {
-                    velocity_rhs_one::<N>(system, i, s as usize, pass, velocities);
+                    let s = s as usize;
+                    match system.supers[s].body_count {
+                        1 => velocity_rhs_one::<N, 1>(system, i, s, pass, velocities),
+                        2 => velocity_rhs_one::<N, 2>(system, i, s, pass, velocities),
+                        _ => velocity_rhs_one::<N, 0>(system, i, s, pass, velocities),
+                    }
                 }
             }
         }
@@ -979,8 +1024,9 @@ mod kernels {
         }
     }
 
+    /// `B`: the super node's body count, or 0 to read it at run time.
     #[inline(always)]
-    fn velocity_rhs_one<const N: usize>(
+    fn velocity_rhs_one<const N: usize, const B: usize>(
         system: &mut DirectSystem,
         i: usize,
         s: usize,
@@ -998,7 +1044,7 @@ mod kernels {
             ..
         } = system;
         let sn = &supers[s];
-        let count = sn.body_count;
+        let count = if B == 0 { sn.body_count } else { B };
         let mut v = [[0.0; 3]; MAX_BODIES];
         for (v, &b) in v.iter_mut().zip(&sn.bodies[..count]) {
             let body = velocities[b as usize];
@@ -1009,7 +1055,7 @@ mod kernels {
             ];
         }
         let stride = count * 3;
-        let jac = jacobian_of(jacobian, sn, N);
+        let jac = &jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
         let gamma = &gamma[sn.gamma_offset..sn.gamma_offset + N * N];
         let rows = sn.row_offset..sn.row_offset + N;
         let (bias, lambda) = (&bias[pass][rows.clone()], &lambda[rows]);
@@ -1028,23 +1074,25 @@ mod kernels {
         }
     }
 
-    /// Adds `Jᵀ μ` of super node `s` (node `i`, `μ` its solution) to its bodies' sums.
+    /// Adds `Jᵀ μ` of super node `s` (`μ` its solution) to its bodies' sums;
+    /// `B` as for [`velocity_rhs_one`].
     #[inline(always)]
-    fn accumulate_one<const N: usize>(system: &mut DirectSystem, i: usize, s: usize) {
+    fn accumulate_one<const N: usize, const B: usize>(
+        system: &mut DirectSystem,
+        s: usize,
+        mu: &[f64; N],
+    ) {
         let DirectSystem {
             supers,
-            nodes,
             jacobian,
-            solution,
             delta,
             ..
         } = system;
         let sn = &supers[s];
-        let at = nodes[i].dof_offset;
-        let mu = &solution[at..at + N];
-        let stride = sn.body_count * 3;
-        let jac = jacobian_of(jacobian, sn, N);
-        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+        let count = if B == 0 { sn.body_count } else { B };
+        let stride = count * 3;
+        let jac = &jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
+        for (p, &b) in sn.bodies[..count].iter().enumerate() {
             let mut sum = [0.0; 3];
             for r in 0..N {
                 let j = &jac[r * stride + p * 3..r * stride + p * 3 + 3];
@@ -1059,10 +1107,13 @@ mod kernels {
         }
     }
 
-    /// The inverse of a symmetric definite block by elimination without pivoting, falling
-    /// back to the pivoting inverse when a pivot is tiny (a singular block).
+    /// The inverse of a symmetric definite block as `(B, s)` with `A⁻¹ = s B`: for
+    /// `N = 2` the adjugate and `1 / det`, which keeps the division off the elimination's
+    /// critical path (the parent's update needs only `C B Cᵀ`, then one scaling);
+    /// otherwise the inverse by elimination without pivoting and `s = 1`, falling back to
+    /// the pivoting inverse when a pivot is tiny (a singular block).
     #[inline]
-    fn inverse<const N: usize>(a: &[f64]) -> [[f64; N]; N] {
+    fn scaled_inverse<const N: usize>(a: &[f64]) -> ([[f64; N]; N], f64) {
         let mut m = [[0.0; N]; N];
         let mut out = [[0.0; N]; N];
         for r in 0..N {
@@ -1072,6 +1123,21 @@ mod kernels {
             out[r][r] = 1.0;
         }
         let scale = (0..N).map(|k| m[k][k].abs()).fold(0.0, f64::max);
+        if N == 2 {
+            // In closed form: one division on the factor's critical path instead of two
+            // (the pivot test is the elimination's: both pivots, `a` and `det / a`).
+            let last = N - 1;
+            let (a, b, c, d) = (m[0][0], m[0][last], m[last][0], m[last][last]);
+            let det = a * d - b * c;
+            let tiny = scale * 1e-12;
+            if a.abs() > tiny && det.abs() > a.abs() * tiny {
+                out[0][0] = d;
+                out[0][last] = -b;
+                out[last][0] = -c;
+                out[last][last] = a;
+                return (out, 1.0 / det);
+            }
+        }
         for col in 0..N {
             let pivot = m[col][col];
             if pivot.abs().partial_cmp(&(scale * 1e-12)) != Some(std::cmp::Ordering::Greater) {
@@ -1082,7 +1148,7 @@ mod kernels {
                         out[r][c] = flat[r * N + c];
                     }
                 }
-                return out;
+                return (out, 1.0);
             }
             let inv = 1.0 / pivot;
             for k in 0..N {
@@ -1099,7 +1165,7 @@ mod kernels {
                 }
             }
         }
-        out
+        (out, 1.0)
     }
 
     /// The block coupling `node` (`N` unknowns) to its `parent` (`M`), `M × N`.
@@ -1188,9 +1254,14 @@ mod kernels {
         } = system;
         let node = &nodes[i];
         let at = node.block_offset;
-        let inv = inverse::<N>(&blocks[at..at + N * N]);
-        for (row, out) in inv.iter().zip(inverses[at..at + N * N].chunks_exact_mut(N)) {
-            out.copy_from_slice(row);
+        let (adjugate, scale) = scaled_inverse::<N>(&blocks[at..at + N * N]);
+        for (row, out) in adjugate
+            .iter()
+            .zip(inverses[at..at + N * N].chunks_exact_mut(N))
+        {
+            for (x, a) in out.iter_mut().zip(row) {
+                *x = a * scale;
+            }
         }
         if M == 0 {
             return;
@@ -1201,18 +1272,21 @@ mod kernels {
         for (row, out) in c.iter().zip(couplings[co..co + M * N].chunks_exact_mut(N)) {
             out.copy_from_slice(row);
         }
-        let mut g = [[0.0; N]; M];
+        // `C B`, the gains `C A⁻¹ = s C B`, and the parent's update `s (C B) Cᵀ`.
+        let mut cb = [[0.0; N]; M];
         for r in 0..M {
             for k in 0..N {
                 let mut sum = 0.0;
                 for j in 0..N {
-                    sum += c[r][j] * inv[j][k];
+                    sum += c[r][j] * adjugate[j][k];
                 }
-                g[r][k] = sum;
+                cb[r][k] = sum;
             }
         }
-        for (row, out) in g.iter().zip(gains[co..co + M * N].chunks_exact_mut(N)) {
-            out.copy_from_slice(row);
+        for (row, out) in cb.iter().zip(gains[co..co + M * N].chunks_exact_mut(N)) {
+            for (x, g) in out.iter_mut().zip(row) {
+                *x = g * scale;
+            }
         }
         let pa = parent.block_offset;
         let parent_block = &mut blocks[pa..pa + M * M];
@@ -1220,39 +1294,49 @@ mod kernels {
             for q in 0..M {
                 let mut sum = 0.0;
                 for k in 0..N {
-                    sum += g[r][k] * c[q][k];
+                    sum += cb[r][k] * c[q][k];
                 }
-                parent_block[r * M + q] -= sum;
+                parent_block[r * M + q] -= sum * scale;
             }
         }
     }
 
+    /// Subtracts node `i`'s `G y` (its gains times its right-hand side `y`) from its
+    /// parent's right-hand side; returns the parent and its updated right-hand side.
     #[inline(always)]
-    fn forward_one<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
-        if M == 0 {
-            return;
-        }
+    fn forward_one<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        i: usize,
+        y: [f64; N],
+    ) -> (usize, [f64; M]) {
         let DirectSystem {
             nodes, gains, rhs, ..
         } = system;
         let node = &nodes[i];
-        let parent = &nodes[node.parent as usize];
-        let mut y = [0.0; N];
-        y.copy_from_slice(&rhs[node.dof_offset..node.dof_offset + N]);
+        let p = node.parent as usize;
+        let parent = &nodes[p];
         let co = node.coupling_offset;
         let gains = &gains[co..co + M * N];
         let out = &mut rhs[parent.dof_offset..parent.dof_offset + M];
+        let mut updated = [0.0; M];
         for (r, g) in gains.chunks_exact(N).enumerate() {
             let mut sum = 0.0;
             for k in 0..N {
                 sum += g[k] * y[k];
             }
-            out[r] -= sum;
+            updated[r] = out[r] - sum;
         }
+        out.copy_from_slice(&updated);
+        (p, updated)
     }
 
+    /// Node `i`'s solution `A⁻¹ (y − Cᵀ x)` given its parent's `x`; stores and returns it.
     #[inline(always)]
-    fn backward_one<const N: usize, const M: usize>(system: &mut DirectSystem, i: usize) {
+    fn backward_one<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        i: usize,
+        x: &[f64; M],
+    ) -> [f64; N] {
         let DirectSystem {
             nodes,
             couplings,
@@ -1265,9 +1349,6 @@ mod kernels {
         let mut y = [0.0; N];
         y.copy_from_slice(&rhs[node.dof_offset..node.dof_offset + N]);
         if M > 0 {
-            let parent = &nodes[node.parent as usize];
-            let mut x = [0.0; M];
-            x.copy_from_slice(&solution[parent.dof_offset..parent.dof_offset + M]);
             let co = node.coupling_offset;
             let c = &couplings[co..co + M * N];
             for (k, yk) in y.iter_mut().enumerate() {
@@ -1278,14 +1359,16 @@ mod kernels {
         }
         let at = node.block_offset;
         let inv = &inverses[at..at + N * N];
-        let out = &mut solution[node.dof_offset..node.dof_offset + N];
+        let mut mu = [0.0; N];
         for (r, row) in inv.chunks_exact(N).enumerate() {
             let mut sum = 0.0;
             for k in 0..N {
                 sum += row[k] * y[k];
             }
-            out[r] = sum;
+            mu[r] = sum;
         }
+        solution[node.dof_offset..node.dof_offset + N].copy_from_slice(&mu);
+        mu
     }
 }
 
@@ -1477,5 +1560,64 @@ mod tests {
         // The top link carries both bodies' momentum: λ0 = 1·1 + 2·3 = 7.
         assert!((system.impulse(&s0, 0) - 7.0).abs() < 1e-5);
         assert!((system.impulse(&s1, 0) - 6.0).abs() < 1e-5);
+    }
+}
+
+#[cfg(test)]
+mod timing_tmp {
+    use super::*;
+    use crate::types::Pose;
+
+    #[test]
+    fn timing_tmp() {
+        let n = 200;
+        let stat = n as u32;
+        let links: Vec<Link> = (0..n)
+            .map(|k| {
+                let mut bodies = [0u32; 8];
+                bodies[0] = if k == 0 { stat } else { k as u32 - 1 };
+                bodies[1] = k as u32;
+                Link { rows: 2, bodies, slots: 2 }
+            })
+            .collect();
+        let mut dynamic = vec![true; n + 1];
+        dynamic[n] = false;
+        let mut sys = DirectSystem::default();
+        let slots = sys.rebuild(&links, &dynamic);
+        let inv: Vec<InverseMass> = (0..=n)
+            .map(|i| InverseMass { mass: if i == n { 0.0 } else { 1.0 }, inertia: if i == n { 0.0 } else { 12.0 } })
+            .collect();
+        let write = |sys: &mut DirectSystem| {
+            sys.begin_substep();
+            for (k, s) in slots.iter().enumerate() {
+                let s = s.unwrap();
+                let a = 0.3 + 0.001 * k as f32;
+                sys.set_row(&s, 0, &[[-1.0, 0.0, 0.5 * a], [1.0, 0.0, 0.5]], [0.1, 0.0], 0.0);
+                sys.set_row(&s, 1, &[[0.0, -1.0, -0.5], [0.0, 1.0, -0.5 * a]], [0.0, 0.1], 0.0);
+                sys.set_compliance(&s, 0, 0, 1e-6);
+                sys.set_compliance(&s, 1, 1, 1e-6);
+                sys.set_position_error(&s, 0, 1e-3);
+                sys.set_position_error(&s, 1, -1e-3);
+            }
+        };
+        let mut v = vec![Velocity::default(); n + 1];
+        let mut poses = vec![Pose::default(); n + 1];
+        let reps = 20000;
+        let t = std::time::Instant::now();
+        for _ in 0..reps { write(&mut sys); }
+        let tw = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        let t = std::time::Instant::now();
+        for _ in 0..reps { sys.factor(&inv); }
+        let tf = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        let t = std::time::Instant::now();
+        for _ in 0..reps { sys.solve(0, Islands::All, &inv, &mut v); }
+        let ts = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        let t = std::time::Instant::now();
+        for _ in 0..reps { sys.project(Islands::All, &inv, &mut poses); poses.fill(Pose::default()); }
+        let tp = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        let t = std::time::Instant::now();
+        for _ in 0..reps { sys.begin_substep(); }
+        let tb = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        println!("TIMING µs: write {tw:.2} (begin {tb:.2}) factor {tf:.2} solve {ts:.2} project {tp:.2}; v0 {:?} lam {}", v[n-1], sys.lambda[3]);
     }
 }
