@@ -550,19 +550,22 @@ impl DirectSystem {
     ) {
         let s = &self.supers[slot.node as usize];
         let r = slot.row as usize + row;
-        for (i, j) in jacobian.iter().enumerate() {
-            let p = slot.positions[i];
+        let stride = s.body_count * 3;
+        let at = s.jacobian_offset + r * stride;
+        let target = &mut self.jacobian[at..at + stride];
+        for (j, &p) in jacobian.iter().zip(&slot.positions) {
             if p == u8::MAX {
                 continue;
             }
-            let at = s.jacobian_offset + (r * s.body_count + p as usize) * 3;
-            for k in 0..3 {
-                self.jacobian[at + k] += f64::from(j[k]);
+            let p = p as usize * 3;
+            for (t, j) in target[p..p + 3].iter_mut().zip(j) {
+                *t += f64::from(*j);
             }
         }
-        self.bias[0][s.row_offset + r] = f64::from(bias[0]);
-        self.bias[1][s.row_offset + r] = f64::from(bias[1]);
-        self.lambda[s.row_offset + r] = f64::from(lambda);
+        let at = s.row_offset + r;
+        self.bias[0][at] = f64::from(bias[0]);
+        self.bias[1][at] = f64::from(bias[1]);
+        self.lambda[at] = f64::from(lambda);
         self.gamma[s.gamma_offset + r * s.rows + r] = 0.0;
     }
 
@@ -806,7 +809,14 @@ mod kernels {
         for i in nodes {
             match system.nodes[i].kind {
                 NodeKind::Body(b) => body_block(system, i, inverse_masses[b as usize]),
-                NodeKind::Super(s) => diagonal_one::<N>(system, i, s as usize, inverse_masses),
+                NodeKind::Super(s) => {
+                    let s = s as usize;
+                    match system.supers[s].body_count {
+                        1 => diagonal_one::<N, 1>(system, i, s, inverse_masses),
+                        2 => diagonal_one::<N, 2>(system, i, s, inverse_masses),
+                        _ => diagonal_one::<N, 0>(system, i, s, inverse_masses),
+                    }
+                }
             }
         }
     }
@@ -827,8 +837,9 @@ mod kernels {
         block[8] = inertia;
     }
 
+    /// `B` as for [`velocity_rhs_one`].
     #[inline(always)]
-    fn diagonal_one<const N: usize>(
+    fn diagonal_one<const N: usize, const B: usize>(
         system: &mut DirectSystem,
         i: usize,
         s: usize,
@@ -850,9 +861,10 @@ mod kernels {
         for (b, g) in block.iter_mut().zip(gamma) {
             *b = -g;
         }
-        let stride = sn.body_count * 3;
-        let jac = jacobian_of(jacobian, sn, N);
-        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+        let count = if B == 0 { sn.body_count } else { B };
+        let stride = count * 3;
+        let jac = &jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
+        for (p, &b) in sn.bodies[..count].iter().enumerate() {
             if degree[b as usize] > 2 {
                 continue;
             }
