@@ -618,10 +618,8 @@ impl DirectSystem {
             if !self.covers(which, k) {
                 continue;
             }
-            for r in self.island_runs[k].clone() {
-                kernels::velocity_rhs(self, r, pass, velocities);
-            }
-            self.substitute(k, true);
+            let rows = kernels::VelocityRows { pass, velocities };
+            self.substitute(k, &rows, true);
             self.apply(
                 k,
                 inverse_masses,
@@ -649,10 +647,7 @@ impl DirectSystem {
             if !self.covers(which, k) {
                 continue;
             }
-            for r in self.island_runs[k].clone() {
-                kernels::position_rhs(self, r);
-            }
-            self.substitute(k, false);
+            self.substitute(k, &kernels::PositionRows, false);
             self.apply(
                 k,
                 inverse_masses,
@@ -671,13 +666,19 @@ impl DirectSystem {
         }
     }
 
-    /// Forward and backward substitution of island `k`'s `rhs` into `solution`; the
-    /// backward pass also sums each super node's `Jᵀ μ` into its bodies' `delta` and,
-    /// with `accumulate_impulses`, adds `μ` to the accumulated impulses.
-    fn substitute(&mut self, k: usize, accumulate_impulses: bool) {
+    /// Forward and backward substitution of island `k` with the right-hand side `rows`
+    /// gives, into `solution`; the backward pass also sums each super node's `Jᵀ μ` into
+    /// its bodies' `delta` and, with `accumulate_impulses`, adds `μ` to the accumulated
+    /// impulses.
+    fn substitute(
+        &mut self,
+        k: usize,
+        rows: &impl kernels::RowSource,
+        accumulate_impulses: bool,
+    ) {
         let runs = self.island_runs[k].clone();
         for r in runs.clone() {
-            kernels::forward(self, r);
+            kernels::forward(self, r, rows);
         }
         for r in runs.rev() {
             kernels::backward(self, r, accumulate_impulses);
@@ -837,7 +838,7 @@ mod kernels {
         block[8] = inertia;
     }
 
-    /// `B` as for [`velocity_rhs_one`].
+    /// `B` as for [`velocity_rows`].
     #[inline(always)]
     fn diagonal_one<const N: usize, const B: usize>(
         system: &mut DirectSystem,
@@ -901,35 +902,81 @@ mod kernels {
         }
     }
 
-    /// Forward substitution over run `r`.
-    pub(super) fn forward(system: &mut DirectSystem, r: usize) {
+    /// Forward substitution over run `r`, with the right-hand side `rows` gives: each
+    /// node's `y` is its own right-hand side plus what its children subtracted (`rhs`
+    /// holds only that until the node is reached, and `y` after).
+    pub(super) fn forward(system: &mut DirectSystem, r: usize, rows: &impl RowSource) {
         let (nodes, n, m) = run(system, r);
-        sized!(n, m, forward_run(system, nodes))
+        sized!(n, m, forward_run(system, nodes, rows))
     }
 
-    fn forward_run<const N: usize, const M: usize>(system: &mut DirectSystem, nodes: Range<usize>) {
-        if M == 0 {
-            return;
+    fn forward_run<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        rows: &impl RowSource,
+    ) {
+        let fused = rows.fused();
+        let own = |system: &DirectSystem, i: usize| match system.nodes[i].kind {
+            NodeKind::Body(_) => [0.0; N],
+            NodeKind::Super(s) => rows.rows::<N>(system, s as usize),
+        };
+        if !fused {
+            for i in nodes.clone() {
+                let at = system.nodes[i].dof_offset;
+                let y = own(system, i);
+                system.rhs[at..at + N].copy_from_slice(&y);
+            }
         }
-        // The parent's right-hand side just updated, kept in registers for when the
-        // parent is the next node (along a chain): reloading it would wait on the stores.
-        let mut carried: Option<(usize, [f64; N])> = None;
+        let end = nodes.end;
+        // Along a chain (the parent is the next node), what the next node needs is kept
+        // in registers: storing and reloading it would put the stores on the critical
+        // path. Fused, that is what this node subtracts from it (negated); otherwise its
+        // whole right-hand side.
+        let (mut carried, mut is_carried) = ([0.0; N], false);
         for i in nodes {
-            let y = match carried {
-                Some((j, y)) if j == i => y,
-                _ => {
-                    let at = system.nodes[i].dof_offset;
-                    let mut y = [0.0; N];
-                    y.copy_from_slice(&system.rhs[at..at + N]);
-                    y
+            let node = &system.nodes[i];
+            let (at, parent) = (node.dof_offset, node.parent as usize);
+            let y = if fused {
+                let mut y = own(system, i);
+                let pending = &mut system.rhs[at..at + N];
+                for (y, p) in y.iter_mut().zip(pending.iter()) {
+                    *y += p;
                 }
+                if is_carried {
+                    for (y, c) in y.iter_mut().zip(&carried) {
+                        *y += c;
+                    }
+                }
+                pending.copy_from_slice(&y);
+                y
+            } else if is_carried {
+                carried
+            } else {
+                let mut y = [0.0; N];
+                y.copy_from_slice(&system.rhs[at..at + N]);
+                y
             };
-            let (parent, updated) = forward_one::<N, M>(system, i, y);
-            carried = (M == N).then(|| {
-                let mut next = [0.0; N];
-                next.iter_mut().zip(&updated).for_each(|(n, u)| *n = *u);
-                (parent, next)
-            });
+            if M == 0 {
+                continue;
+            }
+            let update = forward_one::<N, M>(system, i, &y);
+            let parent_at = system.nodes[parent].dof_offset;
+            let target = &mut system.rhs[parent_at..parent_at + M];
+            is_carried = M == N && parent == i + 1 && i + 1 < end;
+            if fused {
+                if is_carried {
+                    carried.iter_mut().zip(&update).for_each(|(c, u)| *c = -u);
+                } else {
+                    target.iter_mut().zip(&update).for_each(|(x, u)| *x -= u);
+                }
+            } else {
+                let mut updated = [0.0; M];
+                for ((n, x), u) in updated.iter_mut().zip(target.iter()).zip(&update) {
+                    *n = x - u;
+                }
+                target.copy_from_slice(&updated);
+                carried.iter_mut().zip(&updated).for_each(|(c, u)| *c = *u);
+            }
         }
     }
 
@@ -981,81 +1028,66 @@ mod kernels {
         }
     }
 
-    /// The velocity right-hand side of run `r`'s nodes: `bias + J v + Γ λ` per row of a
-    /// super node, 0 for a body.
-    pub(super) fn velocity_rhs(
-        system: &mut DirectSystem,
-        r: usize,
-        pass: usize,
-        velocities: &[Velocity],
-    ) {
-        let (nodes, n, _) = run(system, r);
-        by_rows!(n, velocity_rhs_run(system, nodes, pass, velocities))
+    /// Where the right-hand side of a super node's rows comes from (a body's is 0).
+    pub(super) trait RowSource {
+        /// Whether forming the rows is worth overlapping with the forward substitution's
+        /// chain of dependent operations (otherwise they are written in a pass of their
+        /// own first).
+        const FUSED: bool;
+
+        /// [`Self::FUSED`] of a value whose type has no name.
+        fn fused(&self) -> bool {
+            Self::FUSED
+        }
+
+        /// The right-hand side of super node `s`'s `N` rows.
+        fn rows<const N: usize>(&self, system: &DirectSystem, s: usize) -> [f64; N];
     }
 
-    fn velocity_rhs_run<const N: usize>(
-        system: &mut DirectSystem,
-        nodes: Range<usize>,
-        pass: usize,
-        velocities: &[Velocity],
-    ) {
-        for i in nodes {
-            let at = system.nodes[i].dof_offset;
-            match system.nodes[i].kind {
-                NodeKind::Body(_) => system.rhs[at..at + N].fill(0.0),
-                NodeKind::Super(s) => {
-                    let s = s as usize;
-                    match system.supers[s].body_count {
-                        1 => velocity_rhs_one::<N, 1>(system, i, s, pass, velocities),
-                        2 => velocity_rhs_one::<N, 2>(system, i, s, pass, velocities),
-                        _ => velocity_rhs_one::<N, 0>(system, i, s, pass, velocities),
-                    }
-                }
+    /// The velocity pass `pass`: `bias + J v + Γ λ` per row.
+    pub(super) struct VelocityRows<'a> {
+        pub(super) pass: usize,
+        pub(super) velocities: &'a [Velocity],
+    }
+
+    impl RowSource for VelocityRows<'_> {
+        const FUSED: bool = true;
+
+        #[inline(always)]
+        fn rows<const N: usize>(&self, system: &DirectSystem, s: usize) -> [f64; N] {
+            let (pass, velocities) = (self.pass, self.velocities);
+            match system.supers[s].body_count {
+                1 => velocity_rows::<N, 1>(system, s, pass, velocities),
+                2 => velocity_rows::<N, 2>(system, s, pass, velocities),
+                _ => velocity_rows::<N, 0>(system, s, pass, velocities),
             }
         }
     }
 
-    /// The projection's right-hand side of run `r`'s nodes: each row's positional error,
-    /// 0 for a body.
-    pub(super) fn position_rhs(system: &mut DirectSystem, r: usize) {
-        let (nodes, n, _) = run(system, r);
-        by_rows!(n, position_rhs_run(system, nodes))
-    }
+    /// The projection: each row's positional error.
+    pub(super) struct PositionRows;
 
-    fn position_rhs_run<const N: usize>(system: &mut DirectSystem, nodes: Range<usize>) {
-        for i in nodes {
-            let at = system.nodes[i].dof_offset;
-            let out = &mut system.rhs[at..at + N];
-            match system.nodes[i].kind {
-                NodeKind::Body(_) => out.fill(0.0),
-                NodeKind::Super(s) => {
-                    let rows = system.supers[s as usize].row_offset;
-                    out.copy_from_slice(&system.bias[2][rows..rows + N]);
-                }
-            }
+    impl RowSource for PositionRows {
+        const FUSED: bool = false;
+
+        #[inline(always)]
+        fn rows<const N: usize>(&self, system: &DirectSystem, s: usize) -> [f64; N] {
+            let at = system.supers[s].row_offset;
+            let mut out = [0.0; N];
+            out.copy_from_slice(&system.bias[2][at..at + N]);
+            out
         }
     }
 
     /// `B`: the super node's body count, or 0 to read it at run time.
     #[inline(always)]
-    fn velocity_rhs_one<const N: usize, const B: usize>(
-        system: &mut DirectSystem,
-        i: usize,
+    fn velocity_rows<const N: usize, const B: usize>(
+        system: &DirectSystem,
         s: usize,
         pass: usize,
         velocities: &[Velocity],
-    ) {
-        let DirectSystem {
-            supers,
-            nodes,
-            bias,
-            lambda,
-            jacobian,
-            gamma,
-            rhs,
-            ..
-        } = system;
-        let sn = &supers[s];
+    ) -> [f64; N] {
+        let sn = &system.supers[s];
         let count = if B == 0 { sn.body_count } else { B };
         let mut v = [[0.0; 3]; MAX_BODIES];
         for (v, &b) in v.iter_mut().zip(&sn.bodies[..count]) {
@@ -1067,12 +1099,11 @@ mod kernels {
             ];
         }
         let stride = count * 3;
-        let jac = &jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
-        let gamma = &gamma[sn.gamma_offset..sn.gamma_offset + N * N];
+        let jac = &system.jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
+        let gamma = &system.gamma[sn.gamma_offset..sn.gamma_offset + N * N];
         let rows = sn.row_offset..sn.row_offset + N;
-        let (bias, lambda) = (&bias[pass][rows.clone()], &lambda[rows]);
-        let at = nodes[i].dof_offset;
-        let out = &mut rhs[at..at + N];
+        let (bias, lambda) = (&system.bias[pass][rows.clone()], &system.lambda[rows]);
+        let mut out = [0.0; N];
         for r in 0..N {
             let mut value = bias[r];
             let row = &jac[r * stride..r * stride + stride];
@@ -1084,10 +1115,11 @@ mod kernels {
             }
             out[r] = value;
         }
+        out
     }
 
     /// Adds `Jᵀ μ` of super node `s` (`μ` its solution) to its bodies' sums;
-    /// `B` as for [`velocity_rhs_one`].
+    /// `B` as for [`velocity_rows`].
     #[inline(always)]
     fn accumulate_one<const N: usize, const B: usize>(
         system: &mut DirectSystem,
@@ -1313,33 +1345,25 @@ mod kernels {
         }
     }
 
-    /// Subtracts node `i`'s `G y` (its gains times its right-hand side `y`) from its
-    /// parent's right-hand side; returns the parent and its updated right-hand side.
+    /// `G y` for node `i` (its gains times its right-hand side `y`), what it subtracts
+    /// from its parent's right-hand side.
     #[inline(always)]
     fn forward_one<const N: usize, const M: usize>(
-        system: &mut DirectSystem,
+        system: &DirectSystem,
         i: usize,
-        y: [f64; N],
-    ) -> (usize, [f64; M]) {
-        let DirectSystem {
-            nodes, gains, rhs, ..
-        } = system;
-        let node = &nodes[i];
-        let p = node.parent as usize;
-        let parent = &nodes[p];
-        let co = node.coupling_offset;
-        let gains = &gains[co..co + M * N];
-        let out = &mut rhs[parent.dof_offset..parent.dof_offset + M];
-        let mut updated = [0.0; M];
-        for (r, g) in gains.chunks_exact(N).enumerate() {
+        y: &[f64; N],
+    ) -> [f64; M] {
+        let co = system.nodes[i].coupling_offset;
+        let gains = &system.gains[co..co + M * N];
+        let mut update = [0.0; M];
+        for (u, g) in update.iter_mut().zip(gains.chunks_exact(N)) {
             let mut sum = 0.0;
             for k in 0..N {
                 sum += g[k] * y[k];
             }
-            updated[r] = out[r] - sum;
+            *u = sum;
         }
-        out.copy_from_slice(&updated);
-        (p, updated)
+        update
     }
 
     /// Node `i`'s solution `A⁻¹ (y − Cᵀ x)` given its parent's `x`; stores and returns it.
@@ -1359,7 +1383,10 @@ mod kernels {
         } = system;
         let node = &nodes[i];
         let mut y = [0.0; N];
-        y.copy_from_slice(&rhs[node.dof_offset..node.dof_offset + N]);
+        let own = &mut rhs[node.dof_offset..node.dof_offset + N];
+        y.copy_from_slice(own);
+        // Zero again for the next forward pass.
+        own.fill(0.0);
         if M > 0 {
             let co = node.coupling_offset;
             let c = &couplings[co..co + M * N];
