@@ -670,12 +670,7 @@ impl DirectSystem {
     /// gives, into `solution`; the backward pass also sums each super node's `Jᵀ μ` into
     /// its bodies' `delta` and, with `accumulate_impulses`, adds `μ` to the accumulated
     /// impulses.
-    fn substitute(
-        &mut self,
-        k: usize,
-        rows: &impl kernels::RowSource,
-        accumulate_impulses: bool,
-    ) {
+    fn substitute(&mut self, k: usize, rows: &impl kernels::RowSource, accumulate_impulses: bool) {
         let runs = self.island_runs[k].clone();
         for r in runs.clone() {
             kernels::forward(self, r, rows);
@@ -1600,63 +1595,163 @@ mod tests {
         assert!((system.impulse(&s0, 0) - 7.0).abs() < 1e-5);
         assert!((system.impulse(&s1, 0) - 6.0).abs() < 1e-5);
     }
-}
 
-#[cfg(test)]
-mod timing_tmp {
-    use super::*;
-    use crate::types::Pose;
-
+    /// A tree island with every kind of node and edge (a body shared by four constraints,
+    /// a super node of two constraints, a three-row one, a static anchor), stiff and
+    /// soft rows and a mass ratio of 1e5: the impulses `μ` of one solve satisfy
+    /// `(J M⁻¹ Jᵀ + Γ) μ = −(J v + b)` to a normwise residual below 1e-10 and match a
+    /// dense pivoting solve to 1e-8 of the largest impulse. (The elimination does not
+    /// pivot; on this stiff, ill-conditioned island both measure ≈ 2.5e-11 and ≈ 1e-9
+    /// relative on the worst row, as before the kernels were specialised.)
     #[test]
-    fn timing_tmp() {
-        let n = 200;
-        let stat = n as u32;
-        let links: Vec<Link> = (0..n)
-            .map(|k| {
-                let mut bodies = [0u32; 8];
-                bodies[0] = if k == 0 { stat } else { k as u32 - 1 };
-                bodies[1] = k as u32;
-                Link { rows: 2, bodies, slots: 2 }
+    fn a_tree_island_matches_the_dense_solve() {
+        const STATIC: u32 = 7;
+        // (bodies, rows) of each constraint; the last two share bodies 4 and 5.
+        let spec: [([u32; 2], usize); 8] = [
+            ([STATIC, 0], 2),
+            ([0, 1], 2),
+            ([1, 2], 1),
+            ([1, 3], 2),
+            ([1, 4], 3),
+            ([4, 5], 2),
+            ([5, 4], 1),
+            ([5, 6], 2),
+        ];
+        let links: Vec<Link> = spec
+            .iter()
+            .map(|&(b, rows)| {
+                let mut bodies = [0u32; MAX_BODIES];
+                bodies[..2].copy_from_slice(&b);
+                Link {
+                    rows,
+                    bodies,
+                    slots: 2,
+                }
             })
             .collect();
-        let mut dynamic = vec![true; n + 1];
-        dynamic[n] = false;
-        let mut sys = DirectSystem::default();
-        let slots = sys.rebuild(&links, &dynamic);
-        let inv: Vec<InverseMass> = (0..=n)
-            .map(|i| InverseMass { mass: if i == n { 0.0 } else { 1.0 }, inertia: if i == n { 0.0 } else { 12.0 } })
+        let mut dynamic = [true; 8];
+        dynamic[STATIC as usize] = false;
+        let mut system = DirectSystem::default();
+        let slots = system.rebuild(&links, &dynamic);
+        let inverse: Vec<InverseMass> = (0..8)
+            .map(|i| match i {
+                7 => InverseMass {
+                    mass: 0.0,
+                    inertia: 0.0,
+                },
+                3 => InverseMass {
+                    mass: 1e-5,
+                    inertia: 2e-5,
+                },
+                _ => InverseMass {
+                    mass: 1.0 / (1.0 + i as f32),
+                    inertia: 3.0 / (1.0 + i as f32),
+                },
+            })
             .collect();
-        let write = |sys: &mut DirectSystem| {
-            sys.begin_substep();
-            for (k, s) in slots.iter().enumerate() {
-                let s = s.unwrap();
-                let a = 0.3 + 0.001 * k as f32;
-                sys.set_row(&s, 0, &[[-1.0, 0.0, 0.5 * a], [1.0, 0.0, 0.5]], [0.1, 0.0], 0.0);
-                sys.set_row(&s, 1, &[[0.0, -1.0, -0.5], [0.0, 1.0, -0.5 * a]], [0.0, 0.1], 0.0);
-                sys.set_compliance(&s, 0, 0, 1e-6);
-                sys.set_compliance(&s, 1, 1, 1e-6);
-                sys.set_position_error(&s, 0, 1e-3);
-                sys.set_position_error(&s, 1, -1e-3);
-            }
+        // Deterministic, well-spread entries.
+        let mut seed = 0x2545_f491_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 2001) as f32 / 1000.0 - 1.0
         };
-        let mut v = vec![Velocity::default(); n + 1];
-        let mut poses = vec![Pose::default(); n + 1];
-        let reps = 20000;
-        let t = std::time::Instant::now();
-        for _ in 0..reps { write(&mut sys); }
-        let tw = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
-        let t = std::time::Instant::now();
-        for _ in 0..reps { sys.factor(&inv); }
-        let tf = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
-        let t = std::time::Instant::now();
-        for _ in 0..reps { sys.solve(0, Islands::All, &inv, &mut v); }
-        let ts = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
-        let t = std::time::Instant::now();
-        for _ in 0..reps { sys.project(Islands::All, &inv, &mut poses); poses.fill(Pose::default()); }
-        let tp = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
-        let t = std::time::Instant::now();
-        for _ in 0..reps { sys.begin_substep(); }
-        let tb = t.elapsed().as_secs_f64() / reps as f64 * 1e6;
-        println!("TIMING µs: write {tw:.2} (begin {tb:.2}) factor {tf:.2} solve {ts:.2} project {tp:.2}; v0 {:?} lam {}", v[n-1], sys.lambda[3]);
+        let velocities: Vec<Velocity> = (0..8)
+            .map(|i| Velocity {
+                linear: glam::Vec2::new(next(), next()),
+                angular: if i == 7 { 0.0 } else { next() },
+            })
+            .collect();
+        // Dense J (rows × 3 per dynamic body), Γ and b, written alongside.
+        let total: usize = spec.iter().map(|s| s.1).sum();
+        let mut jacobian = vec![[0.0f64; 21]; total];
+        let (mut gamma, mut bias) = (vec![0.0f64; total], vec![0.0f64; total]);
+        system.begin_substep();
+        let mut row = 0;
+        for (l, slot) in slots.iter().enumerate() {
+            let slot = slot.expect("acyclic");
+            for r in 0..spec[l].1 {
+                let j = [[next(), next(), next()], [next(), next(), next()]];
+                let b = next();
+                system.set_row(&slot, r, &j, [b, 0.0], 0.0);
+                let compliance = if l % 2 == 0 { 1e-3 } else { 1e-7 };
+                system.set_compliance(&slot, r, r, compliance);
+                for (k, &body) in spec[l].0.iter().enumerate() {
+                    if body != STATIC {
+                        for d in 0..3 {
+                            jacobian[row][body as usize * 3 + d] += f64::from(j[k][d]);
+                        }
+                    }
+                }
+                gamma[row] = f64::from(compliance);
+                bias[row] = f64::from(b);
+                row += 1;
+            }
+        }
+        system.factor(&inverse);
+        let mut v = velocities.clone();
+        system.solve(0, Islands::All, &inverse, &mut v);
+
+        let weight = |c: usize| {
+            let inv = inverse[c / 3];
+            f64::from(if c % 3 == 2 { inv.inertia } else { inv.mass })
+        };
+        let speed = |c: usize| {
+            let v = velocities[c / 3];
+            f64::from([v.linear.x, v.linear.y, v.angular][c % 3])
+        };
+        let mut a = vec![vec![0.0f64; total + 1]; total];
+        for r in 0..total {
+            for q in 0..total {
+                a[r][q] = (0..21)
+                    .map(|c| jacobian[r][c] * weight(c) * jacobian[q][c])
+                    .sum::<f64>();
+            }
+            a[r][r] += gamma[r];
+            a[r][total] = -(bias[r] + (0..21).map(|c| jacobian[r][c] * speed(c)).sum::<f64>());
+        }
+        let system_matrix = a.clone();
+        for col in 0..total {
+            let pivot = (col..total)
+                .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+                .unwrap();
+            a.swap(col, pivot);
+            for r in 0..total {
+                if r != col {
+                    let f = a[r][col] / a[col][col];
+                    for c in col..=total {
+                        a[r][c] -= f * a[col][c];
+                    }
+                }
+            }
+        }
+        let expected: Vec<f64> = (0..total).map(|r| a[r][total] / a[r][r]).collect();
+        let mut got = Vec::new();
+        for (l, slot) in slots.iter().enumerate() {
+            let slot = slot.expect("acyclic");
+            let sn = &system.supers[slot.node as usize];
+            for r in 0..spec[l].1 {
+                got.push(system.lambda[sn.row_offset + slot.row as usize + r]);
+            }
+        }
+        let largest = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let matrix_norm = system_matrix
+            .iter()
+            .map(|row| row[..total].iter().map(|x| x.abs()).sum::<f64>())
+            .fold(0.0, f64::max);
+        let rhs: Vec<f64> = system_matrix.iter().map(|row| row[total]).collect();
+        let residual: Vec<f64> = system_matrix
+            .iter()
+            .map(|row| (0..total).map(|q| row[q] * got[q]).sum::<f64>() - row[total])
+            .collect();
+        let backward_error = largest(&residual) / (matrix_norm * largest(&got) + largest(&rhs));
+        assert!(backward_error < 1e-10, "residual {backward_error:e}");
+        for (row, (g, e)) in got.iter().zip(&expected).enumerate() {
+            assert!(
+                (g - e).abs() <= 1e-8 * largest(&expected),
+                "row {row}: {g} against {e}"
+            );
+        }
     }
 }
