@@ -116,7 +116,7 @@ struct TreeNode {
     dof_offset: usize,
     /// Offset of its `size × size` blocks in `blocks` and `inverses`.
     block_offset: usize,
-    /// Offset of its `parent.size × size` coupling blocks.
+    /// Offset of its `parent.size × size` gains block (`G = C A⁻¹`).
     coupling_offset: usize,
 }
 
@@ -144,8 +144,8 @@ pub(crate) struct DirectSystem {
     gamma: Vec<f64>,
     blocks: Vec<f64>,
     inverses: Vec<f64>,
-    couplings: Vec<f64>,
-    /// `C A⁻¹` of each node's coupling, for the forward pass.
+    /// `G = C A⁻¹` of each node's coupling `C` to its parent: the forward pass subtracts
+    /// `G y` from the parent, the backward one `Gᵀ x = A⁻¹ Cᵀ x` from `A⁻¹ y`.
     gains: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
@@ -491,7 +491,6 @@ impl DirectSystem {
         self.nodes = order;
         self.blocks = vec![0.0; blocks];
         self.inverses = vec![0.0; blocks];
-        self.couplings = vec![0.0; couplings];
         self.gains = vec![0.0; couplings];
         self.rhs = vec![0.0; dofs];
         self.solution = vec![0.0; dofs];
@@ -1287,7 +1286,6 @@ mod kernels {
             jacobian,
             blocks,
             inverses,
-            couplings,
             gains,
             ..
         } = system;
@@ -1308,9 +1306,6 @@ mod kernels {
         let parent = &nodes[node.parent as usize];
         let c = coupling::<N, M>(supers, jacobian, node, parent, inverse_masses);
         let co = node.coupling_offset;
-        for (row, out) in c.iter().zip(couplings[co..co + M * N].chunks_exact_mut(N)) {
-            out.copy_from_slice(row);
-        }
         // `C B`, the gains `C A⁻¹ = s C B`, and the parent's update `s (C B) Cᵀ`.
         let mut cb = [[0.0; N]; M];
         for r in 0..M {
@@ -1370,7 +1365,7 @@ mod kernels {
     ) -> [f64; N] {
         let DirectSystem {
             nodes,
-            couplings,
+            gains,
             inverses,
             rhs,
             solution,
@@ -1382,15 +1377,8 @@ mod kernels {
         y.copy_from_slice(own);
         // Zero again for the next forward pass.
         own.fill(0.0);
-        if M > 0 {
-            let co = node.coupling_offset;
-            let c = &couplings[co..co + M * N];
-            for (k, yk) in y.iter_mut().enumerate() {
-                for r in 0..M {
-                    *yk -= c[r * N + k] * x[r];
-                }
-            }
-        }
+        // `A⁻¹ y` does not wait on the parent; `A⁻¹ Cᵀ x = Gᵀ x` (A is symmetric) is
+        // all that does.
         let at = node.block_offset;
         let inv = &inverses[at..at + N * N];
         let mut mu = [0.0; N];
@@ -1400,6 +1388,17 @@ mod kernels {
                 sum += row[k] * y[k];
             }
             mu[r] = sum;
+        }
+        if M > 0 {
+            let co = node.coupling_offset;
+            let g = &gains[co..co + M * N];
+            for (k, m) in mu.iter_mut().enumerate() {
+                let mut sum = 0.0;
+                for r in 0..M {
+                    sum += g[r * N + k] * x[r];
+                }
+                *m -= sum;
+            }
         }
         solution[node.dof_offset..node.dof_offset + N].copy_from_slice(&mu);
         mu
