@@ -920,7 +920,7 @@ mod kernels {
                 let at = system.nodes[i].dof_offset;
                 let own = own(system, i);
                 for (x, o) in system.rhs[at..at + N].iter_mut().zip(&own) {
-                    *x = o + *x;
+                    *x += o;
                 }
             }
         }
