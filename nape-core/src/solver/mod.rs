@@ -1459,17 +1459,18 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             let force = e.weighted_impulse().map(|x| x / e.previous_h);
             let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let torque = |poses: &[Pose; B], s: usize| {
+            let torques = |poses: &[Pose; B]| {
                 let jacobian = e.constraint.jacobian(poses);
-                e.transpose_times(&jacobian, &force, &distinct)[s].angular
+                e.transpose_times(&jacobian, &force, &distinct)
             };
+            let at_base = torques(&base);
             for s in 0..B {
                 if slot.positions[s] == u8::MAX || e.local[s] != s {
                     continue;
                 }
                 let mut turned = base;
                 turned[s] = Pose::new(base[s].position, base[s].angle + TURN);
-                let k = ((torque(&turned, s) - torque(&base, s)) / TURN).abs();
+                let k = ((torques(&turned)[s].angular - at_base[s].angular) / TURN).abs();
                 if k.is_finite() {
                     out[e.bodies[s]] += k;
                 }
