@@ -46,6 +46,10 @@ const LM_INITIAL_DAMPING: f32 = 0.01;
 const LM_MAX_DAMPING: f32 = 100.0;
 const LM_TOLERANCE: f32 = 1e-10;
 
+/// An island whose summed squared error (m² or rad²) is at most this after a step's last
+/// substep gets no second projection.
+const SETTLED: f32 = 1e-10;
+
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
 /// still violated.
 const LIMIT_ROUNDS: usize = 8;
@@ -1641,17 +1645,9 @@ impl Space {
                 *pose = pose.integrate(*v, h);
             }
             if exact {
-                // The factor is from the substep's start, so one projection leaves an error
-                // of order ω·h times the one it removed; at the end of the step, where the
-                // user sees the poses, a second one takes that away too.
                 self.projection_start.clone_from(&self.poses);
-                let projections = if k + 1 == substeps { 2 } else { 1 };
-                for p in 0..projections {
-                    self.project(Islands::All);
-                    if p == 0 {
-                        self.errors_before.clone_from(&self.island_errors);
-                    }
-                }
+                self.project(Islands::All);
+                self.errors_before.clone_from(&self.island_errors);
             }
             // Limits reached during the substep, alternating with the projection of the
             // equality rows they push off (block Gauss–Seidel on positions), each round
@@ -1675,7 +1671,29 @@ impl Space {
                 self.project(Islands::Marked);
             }
             if exact {
-                self.keep_projections_that_helped();
+                let measured = self.keep_projections_that_helped();
+                // The factor is from the substep's start, so one projection leaves an error
+                // of order ω·h times the one it removed; at the end of the step, where the
+                // user sees the poses, a second one takes away what is left (with the
+                // errors the guard just measured, unless it had to relinearise).
+                if k + 1 == substeps {
+                    for (unsettled, &error) in self.island_worse.iter_mut().zip(&self.island_errors)
+                    {
+                        *unsettled = error > SETTLED;
+                    }
+                    if self.island_worse.iter().any(|&u| u) {
+                        self.direct.clear_marks();
+                        self.direct.mark_islands(&self.island_worse);
+                        self.projection_start.clone_from(&self.poses);
+                        if !measured {
+                            self.measure_island_errors();
+                        }
+                        self.errors_before.clone_from(&self.island_errors);
+                        self.direct
+                            .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
+                        self.keep_projections_that_helped();
+                    }
+                }
             }
             self.solve_pass(1, self.relax_iterations, group);
             for &s in &self.store_order {
@@ -1752,10 +1770,12 @@ impl Space {
     /// island's system nearly singular, and its projection would then fling bodies by any
     /// distance; an island whose constraints can be met is never reverted, since each
     /// projection shrinks its error.
-    fn keep_projections_that_helped(&mut self) {
+    /// Returns whether the direct system still holds the errors at the current poses as
+    /// the projection's right-hand side (no island needed relinearising).
+    fn keep_projections_that_helped(&mut self) -> bool {
         self.measure_island_errors();
         if !self.mark_worse_islands() {
-            return;
+            return true;
         }
         // Levenberg–Marquardt from the poses before, on the islands made worse: each
         // iteration relinearises at the current poses and damps each constraint by
@@ -1805,6 +1825,7 @@ impl Space {
         // Later exact solves of this substep (the relax pass) need the undamped rows.
         self.lm_damping.fill(0.0);
         self.relinearize();
+        false
     }
 
     /// Marks (for [`Islands::Marked`]) the acyclic islands whose error is now worse than
