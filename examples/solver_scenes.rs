@@ -4,9 +4,10 @@
 //! ball of 800 times a link's mass), not run unless named. `cargo run --release --example
 //! solver_scenes -- [chain|chain_hang|grid|ball]
 //! [--links N] [--grid N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
-//! [--hertz HZ] [--zeta Z] [--no-direct]`. `--substeps` sets the substeps of the islands
+//! [--hertz HZ] [--zeta Z] [--no-direct] [--no-adapt]`. `--substeps` sets the substeps of the islands
 //! swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
-//! `--exact-substeps` those of the islands solved exactly (chains, the ball).
+//! `--exact-substeps` those of the islands solved exactly (chains, the ball), all of them
+//! with `--no-adapt` (otherwise the most each island may take).
 //!
 //! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
 //! chain released horizontally for N steps (default 100,000), reporting the largest energy
@@ -33,6 +34,9 @@ fn main() {
         }
         if let Some(n) = value("--exact-substeps") {
             scene.space.exact_substeps = n as u32;
+        }
+        if args.iter().any(|a| a == "--no-adapt") {
+            scene.space.adaptive_substeps = false;
         }
         let steps = value("--steps").unwrap_or(100_000);
         let initial = scene.energy();
@@ -85,6 +89,9 @@ fn main() {
         }
         if let Some(n) = value("--exact-substeps") {
             scene.space.exact_substeps = n as u32;
+        }
+        if args.iter().any(|a| a == "--no-adapt") {
+            scene.space.adaptive_substeps = false;
         }
         if let Some(n) = value("--iterations") {
             scene.space.velocity_iterations = n as u32;
