@@ -320,8 +320,24 @@ pub struct Space {
     broken: Vec<BreakEvent>,
     /// Constraints found non-finite at the end of the last step.
     faulty: Vec<ConstraintId>,
-    /// Scratch of the position projection: the poses before it, each acyclic island's
-    /// largest error before it and now, each body's acyclic island (`u32::MAX`: none).
+    /// The acyclic islands' per-step state and the step's scratch arrays.
+    islands: IslandState,
+}
+
+/// What a step keeps per acyclic island and body besides the compact body arrays: derived
+/// from the topology and the state, rebuilt or overwritten every step, never snapshotted.
+#[derive(Debug, Default)]
+struct IslandState {
+    /// Each body's acyclic island (`NONE`: none).
+    body_island: Vec<u32>,
+    /// Each island's substeps this step, and whether it takes part in the current run of
+    /// exact substeps.
+    island_substeps: Vec<u32>,
+    island_run: Vec<bool>,
+    /// The geometric stiffness on each body (see `choose_exact_substeps`).
+    body_stiffness: Vec<f32>,
+    /// The position projection: the poses before it, each island's summed squared error
+    /// before it and now, and which islands it made worse.
     projection_start: Vec<Pose>,
     errors_before: Vec<f32>,
     island_errors: Vec<f32>,
@@ -330,12 +346,6 @@ pub struct Space {
     lm_damping: Vec<f32>,
     lm_error: Vec<f32>,
     lm_poses: Vec<Pose>,
-    body_island: Vec<u32>,
-    /// Each acyclic island's substeps for the next step, whether it takes part in the
-    /// current run of exact substeps, and the geometric stiffness on each body (scratch).
-    island_substeps: Vec<u32>,
-    island_run: Vec<bool>,
-    body_stiffness: Vec<f32>,
     /// The poses at the step's start, for the kinematic bodies of the second group.
     group_start: Vec<Pose>,
 }
@@ -395,18 +405,7 @@ impl Space {
             store_of: HashMap::new(),
             broken: Vec::new(),
             faulty: Vec::new(),
-            projection_start: Vec::new(),
-            errors_before: Vec::new(),
-            island_errors: Vec::new(),
-            island_worse: Vec::new(),
-            lm_damping: Vec::new(),
-            lm_error: Vec::new(),
-            lm_poses: Vec::new(),
-            body_island: Vec::new(),
-            island_substeps: Vec::new(),
-            island_run: Vec::new(),
-            body_stiffness: Vec::new(),
-            group_start: Vec::new(),
+            islands: IslandState::default(),
         }
     }
 
@@ -1295,18 +1294,7 @@ impl Space {
             store_of: snapshot.store_of.clone(),
             broken: snapshot.broken.clone(),
             faulty: snapshot.faulty.clone(),
-            projection_start: Vec::new(),
-            errors_before: Vec::new(),
-            island_errors: Vec::new(),
-            island_worse: Vec::new(),
-            lm_damping: Vec::new(),
-            lm_error: Vec::new(),
-            lm_poses: Vec::new(),
-            body_island: Vec::new(),
-            island_substeps: Vec::new(),
-            island_run: Vec::new(),
-            body_stiffness: Vec::new(),
-            group_start: Vec::new(),
+            islands: IslandState::default(),
         }
     }
 
@@ -1440,7 +1428,7 @@ impl Space {
                 },
             };
             driven |= body.kind() == BodyKind::Kinematic;
-            swept_bodies |= body.kind() != BodyKind::Static && self.body_island[i] == NONE;
+            swept_bodies |= body.kind() != BodyKind::Static && self.islands.body_island[i] == NONE;
         }
         if !self.direct.is_empty() {
             // Before the step's totals are cleared: the choice reads the last step's.
@@ -1456,7 +1444,7 @@ impl Space {
         let exact = !self.direct.is_empty();
         let both = exact && swept_bodies && driven;
         if both {
-            self.group_start.clone_from(&self.poses);
+            self.islands.group_start.clone_from(&self.poses);
         }
         if swept_bodies || !exact {
             self.run_group(Group::Swept, dt);
@@ -1464,7 +1452,7 @@ impl Space {
         if both {
             for (i, motion) in self.motion.iter().enumerate() {
                 if *motion == Motion::Driven {
-                    std::mem::swap(&mut self.poses[i], &mut self.group_start[i]);
+                    std::mem::swap(&mut self.poses[i], &mut self.islands.group_start[i]);
                 }
             }
         }
@@ -1474,7 +1462,7 @@ impl Space {
         if both {
             for (i, motion) in self.motion.iter().enumerate() {
                 if *motion == Motion::Driven {
-                    self.poses[i] = self.group_start[i];
+                    self.poses[i] = self.islands.group_start[i];
                 }
             }
         }
@@ -1524,17 +1512,22 @@ impl Space {
         let most = self.exact_substeps.max(1);
         for n in (1..=most).rev() {
             let mut any = false;
-            for (run, &count) in self.island_run.iter_mut().zip(&self.island_substeps) {
+            for (run, &count) in self
+                .islands
+                .island_run
+                .iter_mut()
+                .zip(&self.islands.island_substeps)
+            {
                 *run = count.clamp(1, most) == n;
                 any |= *run;
             }
             if any {
-                self.direct.set_active(&self.island_run);
+                self.direct.set_active(&self.islands.island_run);
                 self.run_substeps(group, n, dt);
             }
         }
-        self.island_run.fill(true);
-        self.direct.set_active(&self.island_run);
+        self.islands.island_run.fill(true);
+        self.direct.set_active(&self.islands.island_run);
     }
 
     /// Sets each acyclic island's substeps for this step: enough that no body spins by more
@@ -1548,20 +1541,20 @@ impl Space {
     fn choose_exact_substeps(&mut self, dt: f32) {
         let most = self.exact_substeps.max(1);
         if !self.adaptive_substeps {
-            self.island_substeps.fill(most);
+            self.islands.island_substeps.fill(most);
             return;
         }
-        self.body_stiffness.clear();
-        self.body_stiffness.resize(self.poses.len(), 0.0);
+        self.islands.body_stiffness.clear();
+        self.islands.body_stiffness.resize(self.poses.len(), 0.0);
         for &s in &self.store_order {
-            self.stores[s].geometric_stiffness(&self.poses, &mut self.body_stiffness);
+            self.stores[s].geometric_stiffness(&self.poses, &mut self.islands.body_stiffness);
         }
-        self.lm_error.fill(0.0);
-        for (b, &island) in self.body_island.iter().enumerate() {
+        self.islands.lm_error.fill(0.0);
+        for (b, &island) in self.islands.body_island.iter().enumerate() {
             if island == NONE {
                 continue;
             }
-            let stiffness = self.body_stiffness[b];
+            let stiffness = self.islands.body_stiffness[b];
             let swing = if stiffness.is_finite() {
                 (stiffness * self.inverse_masses[b].inertia).sqrt()
             } else {
@@ -1569,10 +1562,15 @@ impl Space {
             };
             let spin = self.velocities[b].angular.abs();
             // In units of the turn each may take per substep.
-            let fastest = &mut self.lm_error[island as usize];
+            let fastest = &mut self.islands.lm_error[island as usize];
             *fastest = fastest.max((swing / STABLE_SWING).max(spin / STABLE_SPIN));
         }
-        for (n, &fastest) in self.island_substeps.iter_mut().zip(&self.lm_error) {
+        for (n, &fastest) in self
+            .islands
+            .island_substeps
+            .iter_mut()
+            .zip(&self.islands.lm_error)
+        {
             let needed = (fastest * dt).ceil();
             *n = if needed.is_finite() {
                 (needed as u32).clamp(MIN_EXACT_SUBSTEPS.min(most), most)
@@ -1603,10 +1601,10 @@ impl Space {
                 .velocities
                 .iter_mut()
                 .zip(&self.motion)
-                .zip(&self.body_island)
+                .zip(&self.islands.body_island)
             {
                 if let Motion::Free { linear, angular } = *motion
-                    && in_group(exact, &self.island_run, island)
+                    && in_group(exact, &self.islands.island_run, island)
                 {
                     v.linear += linear * h;
                     v.angular += angular * h;
@@ -1634,20 +1632,24 @@ impl Space {
                 .iter_mut()
                 .zip(&mut self.velocities)
                 .zip(&self.motion)
-                .zip(&self.body_island)
+                .zip(&self.islands.body_island)
             {
                 match motion {
                     Motion::Fixed => continue,
-                    Motion::Free { .. } if !in_group(exact, &self.island_run, island) => continue,
+                    Motion::Free { .. } if !in_group(exact, &self.islands.island_run, island) => {
+                        continue;
+                    }
                     Motion::Free { .. } => limit_speed(v, self.max_linear_speed, max_rotation),
                     Motion::Driven => {}
                 }
                 *pose = pose.integrate(*v, h);
             }
             if exact {
-                self.projection_start.clone_from(&self.poses);
+                self.islands.projection_start.clone_from(&self.poses);
                 self.project(Islands::All);
-                self.errors_before.clone_from(&self.island_errors);
+                self.islands
+                    .errors_before
+                    .clone_from(&self.islands.island_errors);
             }
             // Limits reached during the substep, alternating with the projection of the
             // equality rows they push off (block Gauss–Seidel on positions), each round
@@ -1677,18 +1679,24 @@ impl Space {
                 // user sees the poses, a second one takes away what is left (with the
                 // errors the guard just measured, unless it had to relinearise).
                 if k + 1 == substeps {
-                    for (unsettled, &error) in self.island_worse.iter_mut().zip(&self.island_errors)
+                    for (unsettled, &error) in self
+                        .islands
+                        .island_worse
+                        .iter_mut()
+                        .zip(&self.islands.island_errors)
                     {
                         *unsettled = error > SETTLED;
                     }
-                    if self.island_worse.iter().any(|&u| u) {
+                    if self.islands.island_worse.iter().any(|&u| u) {
                         self.direct.clear_marks();
-                        self.direct.mark_islands(&self.island_worse);
-                        self.projection_start.clone_from(&self.poses);
+                        self.direct.mark_islands(&self.islands.island_worse);
+                        self.islands.projection_start.clone_from(&self.poses);
                         if !measured {
                             self.measure_island_errors();
                         }
-                        self.errors_before.clone_from(&self.island_errors);
+                        self.islands
+                            .errors_before
+                            .clone_from(&self.islands.island_errors);
                         self.direct
                             .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
                         self.keep_projections_that_helped();
@@ -1757,10 +1765,16 @@ impl Space {
     /// Writes every stiff row's error at the current poses into the direct system and
     /// each acyclic island's largest into `island_errors`.
     fn measure_island_errors(&mut self) {
-        self.island_errors.clear();
-        self.island_errors.resize(self.direct.island_count(), 0.0);
+        self.islands.island_errors.clear();
+        self.islands
+            .island_errors
+            .resize(self.direct.island_count(), 0.0);
         for &s in &self.store_order {
-            self.stores[s].position_errors(&self.poses, &mut self.direct, &mut self.island_errors);
+            self.stores[s].position_errors(
+                &self.poses,
+                &mut self.direct,
+                &mut self.islands.island_errors,
+            );
         }
     }
 
@@ -1783,47 +1797,48 @@ impl Space {
         // relaxed, one that does not is undone and the damping raised.
         self.restart_worse_islands();
         let mut active = false;
-        for k in 0..self.island_worse.len() {
-            let worse = self.island_worse[k];
-            self.lm_error[k] = self.errors_before[k];
-            self.lm_damping[k] = if worse { LM_INITIAL_DAMPING } else { 0.0 };
+        for k in 0..self.islands.island_worse.len() {
+            let worse = self.islands.island_worse[k];
+            self.islands.lm_error[k] = self.islands.errors_before[k];
+            self.islands.lm_damping[k] = if worse { LM_INITIAL_DAMPING } else { 0.0 };
             active |= worse;
         }
         for _ in 0..LM_ITERATIONS {
             if !active {
                 break;
             }
-            self.lm_poses.clone_from(&self.poses);
+            self.islands.lm_poses.clone_from(&self.poses);
             self.relinearize();
             self.measure_island_errors();
-            self.direct.mark_islands(&self.island_worse);
+            self.direct.mark_islands(&self.islands.island_worse);
             self.direct
                 .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
             self.measure_island_errors();
             active = false;
-            for k in 0..self.island_worse.len() {
-                if !self.island_worse[k] {
+            for k in 0..self.islands.island_worse.len() {
+                if !self.islands.island_worse[k] {
                     continue;
                 }
-                let error = self.island_errors[k];
-                if error < self.lm_error[k] {
-                    self.lm_error[k] = error;
-                    self.lm_damping[k] *= 0.1;
-                    self.island_worse[k] = error > LM_TOLERANCE;
+                let error = self.islands.island_errors[k];
+                if error < self.islands.lm_error[k] {
+                    self.islands.lm_error[k] = error;
+                    self.islands.lm_damping[k] *= 0.1;
+                    self.islands.island_worse[k] = error > LM_TOLERANCE;
                 } else {
-                    for (b, &island) in self.body_island.iter().enumerate() {
+                    for (b, &island) in self.islands.body_island.iter().enumerate() {
                         if island as usize == k {
-                            self.poses[b] = self.lm_poses[b];
+                            self.poses[b] = self.islands.lm_poses[b];
                         }
                     }
-                    self.lm_damping[k] = (self.lm_damping[k] * 10.0).max(LM_INITIAL_DAMPING);
-                    self.island_worse[k] = self.lm_damping[k] <= LM_MAX_DAMPING;
+                    self.islands.lm_damping[k] =
+                        (self.islands.lm_damping[k] * 10.0).max(LM_INITIAL_DAMPING);
+                    self.islands.island_worse[k] = self.islands.lm_damping[k] <= LM_MAX_DAMPING;
                 }
-                active |= self.island_worse[k];
+                active |= self.islands.island_worse[k];
             }
         }
         // Later exact solves of this substep (the relax pass) need the undamped rows.
-        self.lm_damping.fill(0.0);
+        self.islands.lm_damping.fill(0.0);
         self.relinearize();
         false
     }
@@ -1834,20 +1849,21 @@ impl Space {
         self.direct.clear_marks();
         let mut any = false;
         for (k, (&after, &before)) in self
+            .islands
             .island_errors
             .iter()
-            .zip(&self.errors_before)
+            .zip(&self.islands.errors_before)
             .enumerate()
         {
             // An island with a non-finite error before has nothing to measure a
             // correction against: it keeps its poses.
             let worse =
                 !(before.is_finite() && after <= before * (1.0 + REVERT_MARGIN) + REVERT_FLOOR);
-            self.island_worse[k] = worse;
+            self.islands.island_worse[k] = worse;
             any |= worse;
         }
         if any {
-            self.direct.mark_islands(&self.island_worse);
+            self.direct.mark_islands(&self.islands.island_worse);
         }
         any
     }
@@ -1855,9 +1871,9 @@ impl Space {
     /// Puts the bodies of the islands marked worse back where they were before this
     /// substep's projection.
     fn restart_worse_islands(&mut self) {
-        for (b, &island) in self.body_island.iter().enumerate() {
-            if island != NONE && self.island_worse[island as usize] {
-                self.poses[b] = self.projection_start[b];
+        for (b, &island) in self.islands.body_island.iter().enumerate() {
+            if island != NONE && self.islands.island_worse[island as usize] {
+                self.poses[b] = self.islands.projection_start[b];
             }
         }
     }
@@ -1867,7 +1883,7 @@ impl Space {
     fn relinearize(&mut self) {
         self.direct.begin_substep();
         for &s in &self.store_order {
-            self.stores[s].relinearize(&self.poses, &mut self.direct, &self.lm_damping);
+            self.stores[s].relinearize(&self.poses, &mut self.direct, &self.islands.lm_damping);
         }
         self.direct.factor(&self.inverse_masses);
     }
@@ -1905,18 +1921,20 @@ impl Space {
             }
         }
         self.direct
-            .body_islands(self.bodies.len(), &mut self.body_island);
+            .body_islands(self.bodies.len(), &mut self.islands.body_island);
         let islands = self.direct.island_count();
-        self.island_worse.clear();
-        self.island_worse.resize(islands, false);
-        self.lm_damping.clear();
-        self.lm_damping.resize(islands, 0.0);
-        self.lm_error.clear();
-        self.lm_error.resize(islands, 0.0);
-        self.island_run.clear();
-        self.island_run.resize(islands, true);
-        self.island_substeps.clear();
-        self.island_substeps.resize(islands, self.exact_substeps);
+        self.islands.island_worse.clear();
+        self.islands.island_worse.resize(islands, false);
+        self.islands.lm_damping.clear();
+        self.islands.lm_damping.resize(islands, 0.0);
+        self.islands.lm_error.clear();
+        self.islands.lm_error.resize(islands, 0.0);
+        self.islands.island_run.clear();
+        self.islands.island_run.resize(islands, true);
+        self.islands.island_substeps.clear();
+        self.islands
+            .island_substeps
+            .resize(islands, self.exact_substeps);
         self.topology_changed = false;
         self.direct_built = self.direct_solve;
     }

@@ -360,6 +360,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     }
 }
 
+/// The entries solved exactly in the current run of exact substeps, with their slots.
+fn exact_run<T: Constraint<D, B>, const D: usize, const B: usize>(
+    entries: &mut [Entry<T, D, B>],
+) -> impl Iterator<Item = (&mut Entry<T, D, B>, DirectSlot)> {
+    entries.iter_mut().filter_map(|e| {
+        let slot = e.direct?;
+        (e.in_run && e.solving).then_some((e, slot))
+    })
+}
+
 /// Adds `Jᵀλ` of each slot to `out[indices[slot]]`, through the constraint's own
 /// `apply_impulse` with unit inverse masses: exact for any implementation.
 #[inline]
@@ -1169,34 +1179,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Checks `new` against the force limits, clamps it, stores it and applies the
     /// difference to `old`.
     #[inline]
-    fn commit(
-        e: &mut Entry<T, D, B>,
-        old: [f32; D],
-        mut new: [f32; D],
-        velocities: &mut [Velocity],
-    ) {
-        if new.iter().any(|x| !x.is_finite()) {
-            return;
-        }
-        if e.force_checked {
-            if e.breaks_under(&new) {
-                // `e.impulse` keeps what was applied before the break.
-                e.solving = false;
-                return;
-            }
-            if e.clamp_force {
-                clamp_length(&mut new, e.max_impulse);
-            }
-        }
-        let delta: [f32; D] = std::array::from_fn(|i| e.weight(i) * (new[i] - old[i]));
-        e.impulse = new;
-        e.constraint.apply_impulse(
-            &e.jacobian,
-            &delta,
-            &e.inverse_masses,
-            &e.bodies,
-            velocities,
-        );
+    fn commit(e: &mut Entry<T, D, B>, old: [f32; D], new: [f32; D], velocities: &mut [Velocity]) {
+        let delta = std::array::from_fn(|i| new[i] - old[i]);
+        Self::commit_delta(e, old, new, delta, velocities);
     }
 }
 
@@ -1297,14 +1282,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        for e in &mut self.entries {
-            let Some(slot) = e.direct else { continue };
-            if !e.in_run {
-                continue;
-            }
-            if !e.solving {
-                continue;
-            }
+        for (e, slot) in exact_run(&mut self.entries) {
             for i in 0..D {
                 if e.direct_rows[i] {
                     e.impulse[i] = direct.impulse(&slot, i);
@@ -1400,14 +1378,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         let distinct: [usize; B] = std::array::from_fn(|s| s);
-        for e in &mut self.entries {
-            let Some(slot) = e.direct else { continue };
-            if !e.in_run {
-                continue;
-            }
-            if !e.solving {
-                continue;
-            }
+        for (e, slot) in exact_run(&mut self.entries) {
             let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
             let jacobian = e.constraint.jacobian(&slot_poses);
             let k = e
