@@ -1883,7 +1883,12 @@ impl Space {
     fn relinearize(&mut self) {
         self.direct.begin_substep();
         for &s in &self.store_order {
-            self.stores[s].relinearize(&self.poses, &mut self.direct, &self.islands.lm_damping);
+            self.stores[s].relinearize(
+                &self.poses,
+                &self.velocities,
+                &mut self.direct,
+                &self.islands.lm_damping,
+            );
         }
         self.direct.factor(&self.inverse_masses);
     }

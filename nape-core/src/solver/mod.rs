@@ -569,7 +569,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
-    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: &[f32]);
+    fn relinearize(
+        &mut self,
+        poses: &[Pose],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+        damping: &[f32],
+    );
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -920,14 +926,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
             let distinct: [usize; B] = std::array::from_fn(|s| s);
-            // A velocity constraint may add a pose-dependent constant to `J·v`, which the
-            // rows of `J` do not carry: read it at zero velocity.
-            let constant = if T::VELOCITY_ONLY {
-                e.constraint
-                    .velocity_error(&e.jacobian, &distinct, &[Velocity::default(); B])
-            } else {
-                [0.0; D]
-            };
+            let constant = Self::velocity_constant(e, &e.jacobian);
             // Only unclamped equalities: a row that may clamp (a limit, a force-limited
             // constraint) is swept, alternating with the exact solve of the others.
             let exact_row =
@@ -943,15 +942,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 let row = e
                     .transpose_times(&e.jacobian, &unit, &distinct)
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                // Kinematic bodies are not unknowns of the exact solve; their velocity,
-                // constant over the step, enters as a bias.
-                let mut moving = constant[i];
-                for (s, r) in row.iter().enumerate() {
-                    if slot.positions[s] == u8::MAX {
-                        let v = velocities[e.bodies[s]];
-                        moving += r[0] * v.linear.x + r[1] * v.linear.y + r[2] * v.angular;
-                    }
-                }
+                let moving = constant[i] + Self::kinematic_share(e, &slot, &row, velocities);
                 let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
                 direct.set_row(&slot, i, &row, bias, e.impulse[i]);
             }
@@ -963,6 +954,36 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 }
             }
         }
+    }
+
+    /// A velocity constraint may add a pose-dependent constant to `J·v`, which the rows of
+    /// `J` do not carry: read at zero velocity (zero for a positional constraint).
+    fn velocity_constant(e: &Entry<T, D, B>, jacobian: &T::Jacobian) -> [f32; D] {
+        if T::VELOCITY_ONLY {
+            let distinct: [usize; B] = std::array::from_fn(|s| s);
+            e.constraint
+                .velocity_error(jacobian, &distinct, &[Velocity::default(); B])
+        } else {
+            [0.0; D]
+        }
+    }
+
+    /// Kinematic bodies are not unknowns of the exact solve; their velocity, constant over
+    /// the step, enters an exact row (`row`: its `Jᵀ` per slot) as a bias.
+    fn kinematic_share(
+        e: &Entry<T, D, B>,
+        slot: &DirectSlot,
+        row: &[[f32; 3]; B],
+        velocities: &[Velocity],
+    ) -> f32 {
+        let mut share = 0.0;
+        for (s, r) in row.iter().enumerate() {
+            if slot.positions[s] == u8::MAX {
+                let v = velocities[e.bodies[s]];
+                share += r[0] * v.linear.x + r[1] * v.linear.y + r[2] * v.angular;
+            }
+        }
+        share
     }
 
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
@@ -1373,7 +1394,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn relinearize(&mut self, poses: &[Pose], direct: &mut DirectSystem, damping: &[f32]) {
+    fn relinearize(
+        &mut self,
+        poses: &[Pose],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+        damping: &[f32],
+    ) {
         if self.direct_entries == 0 {
             return;
         }
@@ -1387,6 +1414,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if k.iter().flatten().any(|x| !x.is_finite()) {
                 continue;
             }
+            let (k, _) = weighted(&k, &e.weights);
+            let constant = Self::velocity_constant(e, &jacobian);
             for i in 0..D {
                 if !e.direct_rows[i] {
                     continue;
@@ -1396,7 +1425,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 let row = e
                     .transpose_times(&jacobian, &unit, &distinct)
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                direct.set_row(&slot, i, &row, [e.bias[0][i], e.bias[1][i]], e.impulse[i]);
+                let moving = constant[i] + Self::kinematic_share(e, &slot, &row, velocities);
+                let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
+                direct.set_row(&slot, i, &row, bias, e.impulse[i]);
             }
             let compliance = e.direct_compliance + damping[direct.island(&slot)];
             for (i, row) in k.iter().enumerate() {
