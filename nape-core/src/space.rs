@@ -335,7 +335,7 @@ struct IslandState {
     island_substeps: Vec<u32>,
     island_run: Vec<bool>,
     /// The geometric stiffness on each body (see `choose_exact_substeps`).
-    body_stiffness: Vec<f32>,
+    body_stiffness: Vec<[f32; 2]>,
     /// The position projection: the poses before it, each island's summed squared error
     /// before it and now, and which islands it made worse.
     projection_start: Vec<Pose>,
@@ -1532,10 +1532,10 @@ impl Space {
 
     /// Sets each acyclic island's substeps for this step: enough that no body spins by more
     /// than [`STABLE_SPIN`] per substep, nor swings by more than [`STABLE_SWING`] in the
-    /// transverse mode its constraints' forces stiffen (a loaded chain:
-    /// `ω² = |∂(Jᵀf)_θ/∂θ| / I`, `f` the last substep's impulse over its length), which an
-    /// exact solve linearised at the substep's start keeps stable only while `ω·h` is
-    /// about 1.
+    /// transverse mode its constraints' forces stiffen (a loaded chain or rope:
+    /// `ω² = |∂(Jᵀf)_θ/∂θ| / I + |∂(Jᵀf)_⊥/∂x_⊥| / m`, `f` the last substep's impulse over
+    /// its length), which an exact solve linearised at the substep's start keeps stable
+    /// only while `ω·h` is about 1.
     /// Read from the state alone (poses, velocities, the last step's impulses), so a
     /// restored snapshot chooses as the original did.
     fn choose_exact_substeps(&mut self, dt: f32) {
@@ -1545,7 +1545,9 @@ impl Space {
             return;
         }
         self.islands.body_stiffness.clear();
-        self.islands.body_stiffness.resize(self.poses.len(), 0.0);
+        self.islands
+            .body_stiffness
+            .resize(self.poses.len(), [0.0; 2]);
         for &s in &self.store_order {
             self.stores[s].geometric_stiffness(&self.poses, &mut self.islands.body_stiffness);
         }
@@ -1554,9 +1556,10 @@ impl Space {
             if island == NONE {
                 continue;
             }
-            let stiffness = self.islands.body_stiffness[b];
-            let swing = if stiffness.is_finite() {
-                (stiffness * self.inverse_masses[b].inertia).sqrt()
+            let [turning, moving] = self.islands.body_stiffness[b];
+            let inverse = self.inverse_masses[b];
+            let swing = if turning.is_finite() && moving.is_finite() {
+                (turning * inverse.inertia + moving * inverse.mass).sqrt()
             } else {
                 f32::INFINITY
             };

@@ -561,11 +561,12 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn push_direct(&mut self, direct: &mut DirectSystem);
     /// Adds to `out[body]`, for every dynamic body of an exactly solved constraint, how
     /// fast the torque of the constraint's force on it (its last substep's impulse over
-    /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad): the
-    /// geometric stiffness that makes a loaded chain's transverse modes fast. Bodies of a
+    /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad) and the
+    /// force across it as the body moves across it (N/m): the geometric stiffness that
+    /// makes a loaded chain's or rope's transverse modes fast. Bodies of a
     /// constraint with rows swept by Gauss–Seidel (limits, force clamps), which converge
     /// with the substeps, get infinity: their islands take every substep.
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [f32]);
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]]);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
@@ -1440,18 +1441,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [f32]) {
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]]) {
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
+        // One probe per slot, turned and shifted across the force on it at once: the
+        // torque's change gives the rotational stiffness, the force's change across it the
+        // translational one (a rope's tension over its length); for the builtins the two
+        // do not mix.
         const TURN: f32 = 1e-3;
+        const SHIFT: f32 = 1e-3;
         let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &self.entries {
             let Some(slot) = e.direct else { continue };
             if e.solving && e.sweep {
                 for s in 0..B {
                     if slot.positions[s] != u8::MAX {
-                        out[e.bodies[s]] = f32::INFINITY;
+                        out[e.bodies[s]] = [f32::INFINITY; 2];
                     }
                 }
                 continue;
@@ -1461,20 +1467,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             let force = e.weighted_impulse().map(|x| x / e.previous_h);
             let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let torques = |poses: &[Pose; B]| {
+            let loads = |poses: &[Pose; B]| {
                 let jacobian = e.constraint.jacobian(poses);
                 e.transpose_times(&jacobian, &force, &distinct)
             };
-            let at_base = torques(&base);
+            let at_base = loads(&base);
             for s in 0..B {
                 if slot.positions[s] == u8::MAX || e.local[s] != s {
                     continue;
                 }
-                let mut turned = base;
-                turned[s] = Pose::new(base[s].position, base[s].angle + TURN);
-                let k = ((torques(&turned)[s].angular - at_base[s].angular) / TURN).abs();
-                if k.is_finite() {
-                    out[e.bodies[s]] += k;
+                let across = at_base[s].linear.perp().normalize_or_zero();
+                let mut probe = base;
+                probe[s] = Pose::new(base[s].position + across * SHIFT, base[s].angle + TURN);
+                let moved = loads(&probe)[s];
+                let k = [
+                    ((moved.angular - at_base[s].angular) / TURN).abs(),
+                    ((moved.linear - at_base[s].linear).dot(across) / SHIFT).abs(),
+                ];
+                if k.iter().all(|x| x.is_finite()) {
+                    out[e.bodies[s]][0] += k[0];
+                    out[e.bodies[s]][1] += k[1];
                 }
             }
         }
