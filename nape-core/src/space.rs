@@ -334,8 +334,10 @@ struct IslandState {
     /// exact substeps.
     island_substeps: Vec<u32>,
     island_run: Vec<bool>,
-    /// The geometric stiffness on each body (see `choose_exact_substeps`).
+    /// The geometric stiffness on each body and each island's fastest mode in turns per
+    /// allowed turn (see `choose_exact_substeps`).
     body_stiffness: Vec<[f32; 2]>,
+    island_fastest: Vec<f32>,
     /// The position projection: the poses before it, each island's summed squared error
     /// before it and now, and which islands it made worse.
     projection_start: Vec<Pose>,
@@ -1551,7 +1553,10 @@ impl Space {
         for &s in &self.store_order {
             self.stores[s].geometric_stiffness(&self.poses, &mut self.islands.body_stiffness);
         }
-        self.islands.lm_error.fill(0.0);
+        self.islands.island_fastest.clear();
+        self.islands
+            .island_fastest
+            .resize(self.islands.island_substeps.len(), 0.0);
         for (b, &island) in self.islands.body_island.iter().enumerate() {
             if island == NONE {
                 continue;
@@ -1565,14 +1570,14 @@ impl Space {
             };
             let spin = self.velocities[b].angular.abs();
             // In units of the turn each may take per substep.
-            let fastest = &mut self.islands.lm_error[island as usize];
+            let fastest = &mut self.islands.island_fastest[island as usize];
             *fastest = fastest.max((swing / STABLE_SWING).max(spin / STABLE_SPIN));
         }
         for (n, &fastest) in self
             .islands
             .island_substeps
             .iter_mut()
-            .zip(&self.islands.lm_error)
+            .zip(&self.islands.island_fastest)
         {
             let needed = (fastest * dt).ceil();
             *n = if needed.is_finite() {
@@ -1677,33 +1682,8 @@ impl Space {
             }
             if exact {
                 let measured = self.keep_projections_that_helped();
-                // The factor is from the substep's start, so one projection leaves an error
-                // of order ω·h times the one it removed; at the end of the step, where the
-                // user sees the poses, a second one takes away what is left (with the
-                // errors the guard just measured, unless it had to relinearise).
                 if k + 1 == substeps {
-                    for (unsettled, &error) in self
-                        .islands
-                        .island_worse
-                        .iter_mut()
-                        .zip(&self.islands.island_errors)
-                    {
-                        *unsettled = error > SETTLED;
-                    }
-                    if self.islands.island_worse.iter().any(|&u| u) {
-                        self.direct.clear_marks();
-                        self.direct.mark_islands(&self.islands.island_worse);
-                        self.islands.projection_start.clone_from(&self.poses);
-                        if !measured {
-                            self.measure_island_errors();
-                        }
-                        self.islands
-                            .errors_before
-                            .clone_from(&self.islands.island_errors);
-                        self.direct
-                            .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
-                        self.keep_projections_that_helped();
-                    }
+                    self.project_unsettled(measured);
                 }
             }
             self.solve_pass(1, self.relax_iterations, group);
@@ -1711,6 +1691,33 @@ impl Space {
                 self.stores[s].end_substep(self.relax_iterations == 0, group);
             }
         }
+    }
+
+    /// The step's last position correction: the factor is from the substep's start, so one
+    /// projection leaves an error of order ω·h times the one it removed; where the user sees
+    /// the poses, a second one takes away what is left in every island not yet settled
+    /// (with the errors the guard just `measured`, unless it had to relinearise), guarded
+    /// like the first.
+    fn project_unsettled(&mut self, measured: bool) {
+        let islands = &mut self.islands;
+        for (unsettled, &error) in islands.island_worse.iter_mut().zip(&islands.island_errors) {
+            *unsettled = error > SETTLED;
+        }
+        if !islands.island_worse.iter().any(|&u| u) {
+            return;
+        }
+        self.direct.clear_marks();
+        self.direct.mark_islands(&self.islands.island_worse);
+        self.islands.projection_start.clone_from(&self.poses);
+        if !measured {
+            self.measure_island_errors();
+        }
+        self.islands
+            .errors_before
+            .clone_from(&self.islands.island_errors);
+        self.direct
+            .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
+        self.keep_projections_that_helped();
     }
 
     /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
