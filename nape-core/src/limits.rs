@@ -6,7 +6,7 @@
 //! of those products finite with margin (`f32::MAX ≈ 3.4e38`): the largest inverse mass
 //! (1e6) and inverse inertia (1e9) times squared lever arms of 1e4 give `K` entries below
 //! 1e17, whose products stay below 1e34. A value outside its range, or a NaN or infinity
-//! where none is allowed, is refused with a typed [`Error`](crate::Error) and the space is
+//! where none is allowed, is refused with a typed [`Error`] and the space is
 //! left unchanged.
 
 use glam::Vec2;

@@ -22,7 +22,7 @@
 //!
 //! With the `serde` feature, [`Snapshot`] implements `Serialize` and `Deserialize` (as
 //! that byte form, for spaces holding builtin joints only), and
-//! [`SnapshotRegistry::serializable`] and [`SnapshotRegistry::seed`] do the same for
+//! `SnapshotRegistry::serializable` and `SnapshotRegistry::seed` do the same for
 //! spaces with constraint types of your own.
 
 use std::any::{Any, TypeId};

@@ -10,7 +10,7 @@
 //! # The step
 //!
 //! A step of `dt` runs the "soft step" of Box2D v3 (reference/peers.md §3) in two
-//! [`Group`]s of islands that share no dynamic body, one after the other, each with its
+//! groups (`Group`) of islands that share no dynamic body, one after the other, each with its
 //! own substeps of `h = dt / n`: the swept islands (`substeps`) and the acyclic islands
 //! solved exactly (`exact_substeps`). Each substep of a group:
 //!
