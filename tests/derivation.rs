@@ -433,7 +433,7 @@ fn motor_joint_is_velocity_only_with_rate_as_bias() {
         };
         let (poses, masses) = random_state::<2>(&mut rng, index);
         assert_eq!(motor.position_error(&poses), [0.0]);
-        assert_eq!(motor.velocity_bias(), [-rate]);
+        assert_eq!(motor.velocity_bias(&motor.jacobian(&poses)), [-rate]);
         // V = ratio·ω₂ − ω₁ − rate = J·v + b for random velocities.
         let velocities = [
             Velocity {
@@ -446,7 +446,8 @@ fn motor_joint_is_velocity_only_with_rate_as_bias() {
             },
         ];
         let cache = motor.jacobian(&poses);
-        let v = motor.velocity_error(&cache, &[0, 1], &velocities)[0] + motor.velocity_bias()[0];
+        let v =
+            motor.velocity_error(&cache, &[0, 1], &velocities)[0] + motor.velocity_bias(&cache)[0];
         let expected = ratio * velocities[1].angular - velocities[0].angular - rate;
         assert!((v - expected).abs() <= 1e-5 * (1.0 + expected.abs()));
         // Seed §3.6: K = 1/i₁ + ρ²/i₂.

@@ -326,8 +326,8 @@ fn compare_at<G, H, const D: usize, const B: usize>(
     );
     assert_eq!(generated.bounds(), hand.bounds(), "{name} bounds");
     assert_eq!(
-        generated.velocity_bias(),
-        hand.velocity_bias(),
+        generated.velocity_bias(&generated.jacobian(&poses)),
+        hand.velocity_bias(&hand.jacobian(&poses)),
         "{name} bias"
     );
     assert_close(

@@ -360,7 +360,7 @@ where
         let jacobian = joint.jacobian(&poses);
         let slots = std::array::from_fn(|s| s);
         let rows = joint.velocity_error(&jacobian, &slots, &velocities);
-        let bias = joint.velocity_bias();
+        let bias = joint.velocity_bias(&jacobian);
         return Ok(rows
             .iter()
             .zip(bias)

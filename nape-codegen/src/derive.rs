@@ -21,9 +21,8 @@ pub struct Derivation {
     pub jacobian: Vec<Vec<Id>>,
     /// For a velocity-only constraint, the constant part `b` of each row.
     pub bias: Vec<Id>,
-    /// What `velocity_bias` returns: `b` of each row that does not depend on the poses,
-    /// 0 for a row whose `b` does (that `b` is cached per step and added to the row's
-    /// velocity error, since `velocity_bias` sees no poses).
+    /// What `velocity_bias` returns: `b` of each row, a `b` that depends on the poses read
+    /// from the Jacobian's per-step cache.
     pub velocity_bias: Vec<Id>,
     /// `J·v` per row over `Leaf::Velocity`.
     pub velocity_error: Vec<Id>,
@@ -452,22 +451,18 @@ pub fn derive(
 
     share_cache_products(graph, &mut cache);
 
-    // A velocity-only row whose constant part reads the poses: cached per step, added to
-    // the row's velocity error.
+    // A velocity-only row whose constant part reads the poses: cached per step with `J`.
     let mut velocity_bias = Vec::new();
-    let mut posed_bias = vec![None; dim];
-    for (i, &b) in bias.iter().enumerate() {
+    for &b in &bias {
         if depends_on_pose(graph, b) {
             cache.push(b);
             let k = u16::try_from(cache.len() - 1).expect("cache fits u16");
-            posed_bias[i] = Some(graph.leaf(Leaf::Cached(k)));
-            velocity_bias.push(graph.constant(0.0));
+            velocity_bias.push(graph.leaf(Leaf::Cached(k)));
         } else {
             velocity_bias.push(b);
         }
     }
 
-    let one = graph.constant(1.0);
     let velocity_error = (0..dim)
         .map(|i| {
             let terms: Vec<(Id, Id)> = (0..bodies)
@@ -476,7 +471,6 @@ pub fn derive(
                     let velocity = graph.leaf(Leaf::Velocity(slot(s), dof));
                     (jacobian[i][3 * s + dof.offset()], velocity)
                 })
-                .chain(posed_bias[i].map(|b| (one, b)))
                 .collect();
             factored_sum(graph, &terms)
         })

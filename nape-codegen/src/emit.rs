@@ -300,7 +300,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         let rows = rows_block(graph, model, &derivation.velocity_bias);
         quote! {
             #[inline]
-            fn velocity_bias(&self) -> [f32; #dim] { #rows }
+            fn velocity_bias(&self, __jacobian: &Self::Jacobian) -> [f32; #dim] { #rows }
         }
     } else {
         TokenStream::new()

@@ -194,8 +194,11 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
     /// `c(q)` for the poses of the slots, before the bounds are applied.
     fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM];
 
-    /// For a velocity-only constraint, the constant part `b` of `J·v + b`.
-    fn velocity_bias(&self) -> [f32; DIM] {
+    /// For a velocity-only constraint, the constant part `b` of `J·v + b`, with the
+    /// Jacobian of this step's poses (a `b` that depends on the poses, such as a motor's
+    /// rate through a lever, is read from the Jacobian's cache).
+    fn velocity_bias(&self, jacobian: &Self::Jacobian) -> [f32; DIM] {
+        let _ = jacobian;
         [0.0; DIM]
     }
 
@@ -211,9 +214,8 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         shared: SharedSlots,
     ) -> [[f32; DIM]; DIM];
 
-    /// `J·v` for the current velocities. A velocity-only constraint whose bias depends on
-    /// the poses (which [`velocity_bias`](Self::velocity_bias) cannot see) adds that bias
-    /// here, from its per-step cache, and returns 0 for it from `velocity_bias`.
+    /// `J·v` for the current velocities (the bias `b` of a velocity-only constraint is
+    /// [`velocity_bias`](Self::velocity_bias)'s).
     fn velocity_error(
         &self,
         jacobian: &Self::Jacobian,

@@ -220,7 +220,7 @@ impl Constraint<1, 2> for HandMotor {
         [0.0]
     }
     #[inline]
-    fn velocity_bias(&self) -> [f32; 1] {
+    fn velocity_bias(&self, _jacobian: &Self::Jacobian) -> [f32; 1] {
         [-self.rate]
     }
     #[inline]

@@ -876,9 +876,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let (spring, bias) = spring_bias(&s, &error, h);
             (Some(spring), bias)
         };
+        let velocity_bias = if T::VELOCITY_ONLY {
+            e.constraint.velocity_bias(&e.jacobian)
+        } else {
+            [0.0; D]
+        };
         for i in 0..D {
             let (bias, rate) = if T::VELOCITY_ONLY {
-                let b = e.constraint.velocity_bias()[i];
+                let b = velocity_bias[i];
                 ([b, b], Softness::RIGID)
             } else if let Some(spring) = spring {
                 ([soft_bias[i]; 2], spring)
@@ -927,7 +932,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
             let distinct: [usize; B] = std::array::from_fn(|s| s);
-            let constant = Self::velocity_constant(e, &e.jacobian);
             // Only unclamped equalities: a row that may clamp (a limit, a force-limited
             // constraint) is swept, alternating with the exact solve of the others.
             let exact_row =
@@ -943,7 +947,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 let row = e
                     .transpose_times(&e.jacobian, &unit, &distinct)
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                let moving = constant[i] + Self::kinematic_share(e, &slot, &row, velocities);
+                let moving = Self::kinematic_share(e, &slot, &row, velocities);
                 let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
                 direct.set_row(&slot, i, &row, bias, e.impulse[i]);
             }
@@ -954,18 +958,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     }
                 }
             }
-        }
-    }
-
-    /// A velocity constraint may add a pose-dependent constant to `J·v`, which the rows of
-    /// `J` do not carry: read at zero velocity (zero for a positional constraint).
-    fn velocity_constant(e: &Entry<T, D, B>, jacobian: &T::Jacobian) -> [f32; D] {
-        if T::VELOCITY_ONLY {
-            let distinct: [usize; B] = std::array::from_fn(|s| s);
-            e.constraint
-                .velocity_error(jacobian, &distinct, &[Velocity::default(); B])
-        } else {
-            [0.0; D]
         }
     }
 
@@ -1416,7 +1408,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             }
             let (k, _) = weighted(&k, &e.weights);
-            let constant = Self::velocity_constant(e, &jacobian);
             for i in 0..D {
                 if !e.direct_rows[i] {
                     continue;
@@ -1426,7 +1417,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 let row = e
                     .transpose_times(&jacobian, &unit, &distinct)
                     .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                let moving = constant[i] + Self::kinematic_share(e, &slot, &row, velocities);
+                let moving = Self::kinematic_share(e, &slot, &row, velocities);
                 let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
                 direct.set_row(&slot, i, &row, bias, e.impulse[i]);
             }
