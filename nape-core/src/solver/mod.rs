@@ -1438,8 +1438,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
         // One probe per slot, turned and shifted across the force on it at once: the
         // torque's change gives the rotational stiffness, the force's change across it the
-        // translational one (a rope's tension over its length); for the builtins the two
-        // do not mix.
+        // translational one (a rope's tension over its length). For pivots and welds the
+        // two do not mix; for joints whose direction depends on both (distance, pulley)
+        // they may, which only shifts an estimate.
         const TURN: f32 = 1e-3;
         const SHIFT: f32 = 1e-3;
         let distinct: [usize; B] = std::array::from_fn(|s| s);
