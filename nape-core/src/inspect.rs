@@ -14,8 +14,8 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 /// [`jacobian`](Constraint::jacobian), then [`velocity_error`](Constraint::velocity_error)
 /// once per column with a unit velocity on that slot's component (slot `s` uses the
 /// compact index `s`, so no two slots alias). The value at zero velocity is subtracted
-/// from each column: a velocity-only constraint whose bias depends on the poses adds that
-/// bias to its velocity error.
+/// from each column, so a hand-written constraint that folds a constant into its velocity
+/// error still reads as its `J`.
 #[must_use]
 pub fn dense_jacobian<T, const D: usize, const B: usize>(c: &T, poses: &[Pose; B]) -> Vec<Vec<f32>>
 where
