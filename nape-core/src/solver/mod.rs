@@ -646,6 +646,9 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     entries: Vec<Entry<T, D, B>>,
     /// How many entries the exact solve holds (set with the islands).
     direct_entries: usize,
+    /// Whether an exactly solved entry of the current run of exact substeps has rows the
+    /// sweeps handle (limits, force clamps); set by each exact prepare.
+    direct_swept: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -657,6 +660,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             free: Vec::new(),
             entries: Vec::new(),
             direct_entries: 0,
+            direct_swept: false,
         }
     }
 
@@ -1259,8 +1263,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
     ) {
-        if substep.group == Group::Exact && self.direct_entries == 0 {
-            return;
+        if substep.group == Group::Exact {
+            if self.direct_entries == 0 {
+                return;
+            }
+            self.direct_swept = false;
         }
         let any_direct = self.direct_entries > 0;
         for e in &mut self.entries {
@@ -1274,6 +1281,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
             }
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
+            if e.direct.is_some() {
+                self.direct_swept |= e.solving && e.sweep;
+            }
             if e.solving && !(any_direct && e.direct.is_some() && !e.sweep) {
                 e.set_response();
             }
@@ -1485,7 +1495,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn push_direct(&mut self, direct: &mut DirectSystem) {
-        if self.direct_entries == 0 {
+        if self.direct_entries == 0 || !self.direct_swept {
             return;
         }
         for e in &mut self.entries {
@@ -1509,7 +1519,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         // Without exactly solved entries `direct` is `None` everywhere: not read, the
         // sweep stays on the entries' first cache lines.
         let any_direct = self.direct_entries > 0;
-        if group == Group::Exact && !any_direct {
+        if group == Group::Exact && !(any_direct && self.direct_swept) {
             return;
         }
         for e in &mut self.entries {
