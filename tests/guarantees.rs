@@ -155,10 +155,11 @@ fn step_panics_on_a_bad_dt() {
 fn bad_space_settings_are_refused_by_try_step() {
     let (mut space, _, _) = pendulum();
     type Breaker = fn(&mut Space);
-    let cases: [(&str, Breaker); 10] = [
+    let cases: [(&str, Breaker); 11] = [
         ("gravity", |s| s.gravity = Vec2::new(0.0, -1e30)),
         ("gravity", |s| s.gravity = Vec2::new(f32::NAN, 0.0)),
         ("substeps", |s| s.substeps = 100_000),
+        ("exact_substeps", |s| s.exact_substeps = 100_000),
         ("velocity_iterations", |s| s.velocity_iterations = u32::MAX),
         ("relax_iterations", |s| s.relax_iterations = 1000),
         ("joint_hertz", |s| s.joint_hertz = 0.0),
