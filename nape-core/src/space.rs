@@ -1959,6 +1959,75 @@ impl Space {
 mod tests {
     use super::*;
 
+    /// A hanging chain of `links` links (1 m, 0.25 kg) with a ball of `ball` kg at its end
+    /// (none if 0), stepped `steps` times: the exact substeps its island chose for the last
+    /// step.
+    fn chosen_substeps(links: usize, ball: f32, steps: usize) -> u32 {
+        let mut space = Space::new();
+        space.gravity = Vec2::new(0.0, -10.0);
+        let mut previous = space.add_body(Body::static_body()).unwrap();
+        let mut anchor = Vec2::ZERO;
+        for i in 0..links {
+            let link = Body::dynamic(0.25, 0.0221).at(Vec2::new(0.0, -0.5 - i as f32));
+            let link = space.add_body(link).unwrap();
+            space
+                .add_constraint(crate::PivotJoint::new(
+                    previous,
+                    link,
+                    anchor,
+                    Vec2::new(0.0, 0.5),
+                ))
+                .unwrap();
+            (previous, anchor) = (link, Vec2::new(0.0, -0.5));
+        }
+        if ball > 0.0 {
+            let at = Vec2::new(0.0, -(links as f32) - 1.0);
+            let ball = space.add_body(Body::dynamic(ball, ball).at(at)).unwrap();
+            space
+                .add_constraint(crate::PivotJoint::new(
+                    previous,
+                    ball,
+                    anchor,
+                    Vec2::new(0.0, 1.0),
+                ))
+                .unwrap();
+        }
+        for _ in 0..steps {
+            space.step(1.0 / 60.0);
+        }
+        let chosen = space.islands.island_substeps.clone();
+        assert_eq!(chosen.len(), 1, "one island");
+        chosen[0]
+    }
+
+    #[test]
+    fn exact_substeps_follow_the_load() {
+        // Hanging at rest, a chain of 10 links and one of 200 need the fewest (their
+        // tension turns the links' transverse modes by less than 1.5 rad in half a step);
+        // a ball of 16,000 links' mass on 40 of them stiffens those modes past every substep.
+        assert_eq!(chosen_substeps(10, 0.0, 30), MIN_EXACT_SUBSTEPS, "10 links");
+        assert_eq!(
+            chosen_substeps(200, 0.0, 30),
+            MIN_EXACT_SUBSTEPS,
+            "200 links"
+        );
+        assert_eq!(
+            chosen_substeps(40, 4000.0, 30),
+            Space::new().exact_substeps,
+            "40 links and a ball"
+        );
+        // Off: every island takes all of them.
+        let mut space = Space::new();
+        space.adaptive_substeps = false;
+        let a = space.add_body(Body::static_body()).unwrap();
+        let b = space.add_body(Body::dynamic(1.0, 1.0)).unwrap();
+        space
+            .add_constraint(crate::PivotJoint::new(a, b, Vec2::ZERO, Vec2::X))
+            .unwrap();
+        space.step(1.0 / 60.0);
+        assert_eq!(space.islands.island_substeps, vec![space.exact_substeps]);
+    }
+
     #[test]
     fn body_handles_are_generational_and_space_bound() {
         let mut a = Space::new();
