@@ -46,8 +46,8 @@ const LM_INITIAL_DAMPING: f32 = 0.01;
 const LM_MAX_DAMPING: f32 = 100.0;
 const LM_TOLERANCE: f32 = 1e-10;
 
-/// An island whose summed squared error (m² or rad²) is at most this after a step's last
-/// substep gets no second projection.
+/// An island whose summed squared error (m² or rad²) is at most this is not projected
+/// (a substep's first projection, the last substep's second).
 const SETTLED: f32 = 1e-10;
 
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
@@ -1652,12 +1652,20 @@ impl Space {
                 }
                 *pose = pose.integrate(*v, h);
             }
+            // Only islands not yet settled are projected, and only if something moved is
+            // the guard's measurement needed.
+            let mut moved = false;
             if exact {
                 self.islands.projection_start.clone_from(&self.poses);
-                self.project(Islands::All);
+                self.measure_island_errors();
                 self.islands
                     .errors_before
                     .clone_from(&self.islands.island_errors);
+                moved = self.mark_unsettled();
+                if moved {
+                    self.direct
+                        .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
+                }
             }
             // Limits reached during the substep, alternating with the projection of the
             // equality rows they push off (block Gauss–Seidel on positions), each round
@@ -1678,10 +1686,12 @@ impl Space {
                 if !(exact && self.direct.promote()) {
                     break;
                 }
+                moved = true;
                 self.project(Islands::Marked);
             }
             if exact {
-                let measured = self.keep_projections_that_helped();
+                // Unmoved, the errors measured before still hold, and so does the rhs.
+                let measured = !moved || self.keep_projections_that_helped();
                 if k + 1 == substeps {
                     self.project_unsettled(measured);
                 }
@@ -1699,15 +1709,9 @@ impl Space {
     /// (with the errors the guard just `measured`, unless it had to relinearise), guarded
     /// like the first.
     fn project_unsettled(&mut self, measured: bool) {
-        let islands = &mut self.islands;
-        for (unsettled, &error) in islands.island_worse.iter_mut().zip(&islands.island_errors) {
-            *unsettled = error > SETTLED;
-        }
-        if !islands.island_worse.iter().any(|&u| u) {
+        if !self.mark_unsettled() {
             return;
         }
-        self.direct.clear_marks();
-        self.direct.mark_islands(&self.islands.island_worse);
         self.islands.projection_start.clone_from(&self.poses);
         if !measured {
             self.measure_island_errors();
@@ -1718,6 +1722,21 @@ impl Space {
         self.direct
             .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
         self.keep_projections_that_helped();
+    }
+
+    /// Marks (for [`Islands::Marked`], in `island_worse` as scratch) the acyclic islands
+    /// whose last measured error is above [`SETTLED`]; returns whether there are any.
+    fn mark_unsettled(&mut self) -> bool {
+        let islands = &mut self.islands;
+        for (unsettled, &error) in islands.island_worse.iter_mut().zip(&islands.island_errors) {
+            *unsettled = error > SETTLED;
+        }
+        if !islands.island_worse.iter().any(|&u| u) {
+            return false;
+        }
+        self.direct.clear_marks();
+        self.direct.mark_islands(&self.islands.island_worse);
+        true
     }
 
     /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
