@@ -1446,11 +1446,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
-        // One probe per slot, turned and shifted across the force on it at once: the
-        // torque's change gives the rotational stiffness, the force's change across it the
-        // translational one (a rope's tension over its length). For pivots and welds the
-        // two do not mix; for joints whose direction depends on both (distance, pulley)
-        // they may, which only shifts an estimate.
+        // One probe, every dynamic slot turned and shifted across the force on it at once:
+        // each slot's torque change gives its rotational stiffness, its force's change
+        // across it the translational one (a rope's tension over its length). For pivots
+        // and welds the slots' terms do not mix; for joints whose direction depends on
+        // several (distance, pulley) they may, which only shifts an estimate.
         const TURN: f32 = 1e-3;
         const SHIFT: f32 = 1e-3;
         let distinct: [usize; B] = std::array::from_fn(|s| s);
@@ -1474,17 +1474,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 e.transpose_times(&jacobian, &force, &distinct)
             };
             let at_base = loads(&base);
-            for s in 0..B {
-                if slot.positions[s] == u8::MAX || e.local[s] != s {
-                    continue;
+            let probed = |s: usize| slot.positions[s] != u8::MAX && e.local[s] == s;
+            let across: [glam::Vec2; B] =
+                std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
+            let probe: [Pose; B] = std::array::from_fn(|s| {
+                if probed(s) {
+                    Pose::new(base[s].position + across[s] * SHIFT, base[s].angle + TURN)
+                } else {
+                    base[s]
                 }
-                let across = at_base[s].linear.perp().normalize_or_zero();
-                let mut probe = base;
-                probe[s] = Pose::new(base[s].position + across * SHIFT, base[s].angle + TURN);
-                let moved = loads(&probe)[s];
+            });
+            let moved = loads(&probe);
+            for s in (0..B).filter(|&s| probed(s)) {
                 let k = [
-                    ((moved.angular - at_base[s].angular) / TURN).abs(),
-                    ((moved.linear - at_base[s].linear).dot(across) / SHIFT).abs(),
+                    ((moved[s].angular - at_base[s].angular) / TURN).abs(),
+                    ((moved[s].linear - at_base[s].linear).dot(across[s]) / SHIFT).abs(),
                 ];
                 if k.iter().all(|x| x.is_finite()) {
                     out[e.bodies[s]][0] += k[0];
