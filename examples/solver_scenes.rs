@@ -18,26 +18,50 @@ mod scenes;
 
 use std::time::Instant;
 
+/// The value after `--name` in `args`, parsed.
+fn option<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+}
+
+/// The solver settings the command line gives, applied to `space`.
+fn apply_settings(space: &mut nape::Space, args: &[String]) {
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    if let Some(n) = option(args, "--substeps") {
+        space.substeps = n;
+    }
+    if let Some(n) = option(args, "--exact-substeps") {
+        space.exact_substeps = n;
+    }
+    if flag("--no-adapt") {
+        space.adaptive_substeps = false;
+    }
+    if let Some(n) = option(args, "--iterations") {
+        space.velocity_iterations = n;
+    }
+    if let Some(n) = option(args, "--relax") {
+        space.relax_iterations = n;
+    }
+    if let Some(x) = option(args, "--hertz") {
+        space.joint_hertz = x;
+    }
+    if let Some(x) = option(args, "--zeta") {
+        space.joint_damping_ratio = x;
+    }
+    if flag("--no-direct") {
+        space.direct_solve = false;
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse::<usize>().ok())
-    };
+    let value = |name: &str| option::<usize>(&args, name);
     let links = value("--links").unwrap_or(200);
     if args.iter().any(|a| a == "soak") {
         let mut scene = scenes::chain(links, false);
-        if let Some(n) = value("--substeps") {
-            scene.space.substeps = n as u32;
-        }
-        if let Some(n) = value("--exact-substeps") {
-            scene.space.exact_substeps = n as u32;
-        }
-        if args.iter().any(|a| a == "--no-adapt") {
-            scene.space.adaptive_substeps = false;
-        }
+        apply_settings(&mut scene.space, &args);
         let steps = value("--steps").unwrap_or(100_000);
         let initial = scene.energy();
         let (mut max_rise, mut max_error, mut worst_step) = (f64::NEG_INFINITY, 0.0f32, 0);
@@ -84,36 +108,7 @@ fn main() {
             "ball" => (scenes::ball_and_chain(40, false), 300),
             _ => (scenes::joint_grid(grid), 300),
         };
-        if let Some(n) = value("--substeps") {
-            scene.space.substeps = n as u32;
-        }
-        if let Some(n) = value("--exact-substeps") {
-            scene.space.exact_substeps = n as u32;
-        }
-        if args.iter().any(|a| a == "--no-adapt") {
-            scene.space.adaptive_substeps = false;
-        }
-        if let Some(n) = value("--iterations") {
-            scene.space.velocity_iterations = n as u32;
-        }
-        let float = |name: &str| {
-            args.iter()
-                .position(|a| a == name)
-                .and_then(|i| args.get(i + 1))
-                .and_then(|v| v.parse::<f32>().ok())
-        };
-        if let Some(x) = float("--hertz") {
-            scene.space.joint_hertz = x;
-        }
-        if let Some(x) = float("--zeta") {
-            scene.space.joint_damping_ratio = x;
-        }
-        if let Some(n) = value("--relax") {
-            scene.space.relax_iterations = n as u32;
-        }
-        if args.iter().any(|a| a == "--no-direct") {
-            scene.space.direct_solve = false;
-        }
+        apply_settings(&mut scene.space, &args);
         let mut timed = 0.0f64;
         let mut run_max = 0.0f32;
         for step in 0..steps {
