@@ -18,6 +18,21 @@ mod scenes;
 
 use std::time::Instant;
 
+/// `n:count` for every substep count `n` some island-step took (`-` if none).
+fn histogram(taken: &[usize]) -> String {
+    let used: Vec<String> = taken
+        .iter()
+        .enumerate()
+        .filter(|&(_, &count)| count > 0)
+        .map(|(n, count)| format!("{n}:{count}"))
+        .collect();
+    if used.is_empty() {
+        "-".to_string()
+    } else {
+        used.join(" ")
+    }
+}
+
 /// The value after `--name` in `args`, parsed.
 fn option<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
     args.iter()
@@ -98,7 +113,7 @@ fn main() {
         which
     };
     println!(
-        "{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}",
+        "{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}  exact substeps: steps",
         "scene", "steps", "ms/step", "final max", "final mean", "run max"
     );
     for name in which {
@@ -110,6 +125,8 @@ fn main() {
         };
         apply_settings(&mut scene.space, &args);
         let mut timed = 0.0f64;
+        // How many island-steps took each number of exact substeps.
+        let mut taken = [0usize; nape::limits::MAX_SUBSTEPS as usize + 1];
         let mut run_max = 0.0f32;
         for step in 0..steps {
             let start = Instant::now();
@@ -119,16 +136,20 @@ fn main() {
                 timed += elapsed;
             }
             run_max = run_max.max(scene.error().0);
+            for &n in scene.space.exact_substeps_taken() {
+                taken[n as usize] += 1;
+            }
         }
         let (max, mean) = scene.error();
         println!(
-            "{:<11} {:>9} {:>10.4} {:>11.5} {:>11.5} {:>11.5}",
+            "{:<11} {:>9} {:>10.4} {:>11.5} {:>11.5} {:>11.5}  {}",
             name,
             steps,
             timed * 1e3 / (steps - 1) as f64,
             max,
             mean,
-            run_max
+            run_max,
+            histogram(&taken)
         );
     }
 }

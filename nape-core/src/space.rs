@@ -1118,6 +1118,15 @@ impl Space {
         &self.faulty
     }
 
+    /// The substeps each island solved exactly (acyclic) took in the last step, one entry
+    /// per island in no particular order (see
+    /// [`adaptive_substeps`](Self::adaptive_substeps)); empty before the first step or
+    /// without such islands. For profiling: the cost of an exact island grows with it.
+    #[must_use]
+    pub fn exact_substeps_taken(&self) -> &[u32] {
+        &self.islands.island_substeps
+    }
+
     /// Every constraint of the space: its id, its type's [`Constraint::NAME`] and its
     /// distinct bodies in slot order; by type name, then in the order of each type's
     /// storage.
