@@ -141,7 +141,7 @@ pub fn readme_section(context: &Context, rows: &[Row], svg: Option<&str>) -> Str
     );
     if rows.iter().any(|r| r.source.is_some()) {
         out.push_str(
-            " \\* measured once by a harness outside this repository, not by this command.",
+            " \\* measured by `benches/peers/box2d/run.sh` (Box2D's C harness), not by this command.",
         );
     }
     out.push('\n');
@@ -645,7 +645,7 @@ mod tests {
             "{section}"
         );
         assert!(!section.contains("v4 p2"));
-        assert!(!section.contains("outside this repository"));
+        assert!(!section.contains("box2d/run.sh"));
         assert!(section.contains("`1.00, 0.50, 0.25` → `2.00, 1.00, 0.50`"));
         let readme = format!("# title\n{README_BEGIN}\nold table\n{README_END}\ntail\n");
         let updated = replace_readme_section(&readme, &section).unwrap();
