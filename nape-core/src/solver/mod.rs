@@ -1479,7 +1479,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
             let probe: [Pose; B] = std::array::from_fn(|s| {
                 if probed(s) {
-                    Pose::new(base[s].position + across[s] * SHIFT, base[s].angle + TURN)
+                    // Through `integrate`: a small turn needs no sine or cosine.
+                    let nudge = Velocity {
+                        linear: across[s] * SHIFT,
+                        angular: TURN,
+                    };
+                    base[s].integrate(nudge, 1.0)
                 } else {
                     base[s]
                 }
