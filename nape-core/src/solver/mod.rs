@@ -935,31 +935,47 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
-            let distinct: [usize; B] = std::array::from_fn(|s| s);
             // Only unclamped equalities: a row that may clamp (a limit, a force-limited
             // constraint) is swept, alternating with the exact solve of the others.
             let exact_row =
                 |i: usize| w[i] != 0.0 && usable(i) && !e.inequality[i] && !e.clamp_force;
             e.sweep = e.clamp_force || (0..D).any(|i| w[i] != 0.0 && !exact_row(i));
-            for i in 0..D {
-                if !exact_row(i) {
-                    continue;
-                }
-                e.direct_rows[i] = true;
-                let mut unit = [0.0; D];
-                unit[i] = w[i];
-                let row = e
-                    .transpose_times(&e.jacobian, &unit, &distinct)
-                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                let moving = Self::kinematic_share(e, &slot, &row, velocities);
-                let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
-                direct.set_row(&slot, i, &row, bias, e.impulse[i]);
+            e.direct_rows = std::array::from_fn(exact_row);
+            Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
+        }
+    }
+
+    /// Writes the exact rows (`direct_rows`) of `e` at `slot` into the direct system: each
+    /// row's `Jᵀ` per slot from `jacobian` (weighted), its biases with the kinematic
+    /// bodies' share, its impulse, and the rows' compliance `compliance · K'` (`k`: `K'`).
+    #[inline]
+    fn write_direct_rows(
+        e: &Entry<T, D, B>,
+        slot: &DirectSlot,
+        jacobian: &T::Jacobian,
+        k: &[[f32; D]; D],
+        compliance: f32,
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    ) {
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        for i in 0..D {
+            if !e.direct_rows[i] {
+                continue;
             }
-            for (i, row) in k.iter().enumerate() {
-                for (j, &kij) in row.iter().enumerate() {
-                    if e.direct_rows[i] && e.direct_rows[j] {
-                        direct.set_compliance(&slot, i, j, gamma0 * kij);
-                    }
+            let mut unit = [0.0; D];
+            unit[i] = e.weights[i];
+            let row = e
+                .transpose_times(jacobian, &unit, &distinct)
+                .map(|v| [v.linear.x, v.linear.y, v.angular]);
+            let moving = Self::kinematic_share(e, slot, &row, velocities);
+            let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
+            direct.set_row(slot, i, &row, bias, e.impulse[i]);
+        }
+        for (i, row) in k.iter().enumerate() {
+            for (j, &kij) in row.iter().enumerate() {
+                if e.direct_rows[i] && e.direct_rows[j] {
+                    direct.set_compliance(slot, i, j, compliance * kij);
                 }
             }
         }
@@ -1407,7 +1423,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        let distinct: [usize; B] = std::array::from_fn(|s| s);
         for (e, slot) in exact_run(&mut self.entries) {
             let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
             let jacobian = e.constraint.jacobian(&slot_poses);
@@ -1418,27 +1433,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             }
             let (k, _) = weighted(&k, &e.weights);
-            for i in 0..D {
-                if !e.direct_rows[i] {
-                    continue;
-                }
-                let mut unit = [0.0; D];
-                unit[i] = e.weights[i];
-                let row = e
-                    .transpose_times(&jacobian, &unit, &distinct)
-                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                let moving = Self::kinematic_share(e, &slot, &row, velocities);
-                let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
-                direct.set_row(&slot, i, &row, bias, e.impulse[i]);
-            }
             let compliance = e.direct_compliance + damping[direct.island(&slot)];
-            for (i, row) in k.iter().enumerate() {
-                for (j, &kij) in row.iter().enumerate() {
-                    if e.direct_rows[i] && e.direct_rows[j] {
-                        direct.set_compliance(&slot, i, j, compliance * kij);
-                    }
-                }
-            }
+            Self::write_direct_rows(e, &slot, &jacobian, &k, compliance, velocities, direct);
         }
     }
 
