@@ -1,8 +1,9 @@
 #!/bin/sh
 # Measures Box2D v3.1.1 on the reference scenes with harness.c and rewrites
 # benches/peers/box2d-v3.csv, the rows `nape-peers --external` adds to its table.
-# Needs git, a C compiler and network access the first time (it clones Box2D v3.1.1
-# into benches/peers/target/box2d; BOX2D_GIT=<url or path> clones another copy). Usage: benches/peers/box2d/run.sh [ROUNDS (default 5)]
+# Needs git, a C compiler and network access the first time: it clones Box2D v3.1.1
+# into benches/peers/target/box2d (BOX2D_GIT=<url or path> clones another copy).
+# Usage: benches/peers/box2d/run.sh [ROUNDS (default 5)]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work="$here/../target/box2d"
