@@ -1,0 +1,281 @@
+//! The floor under nape's exact solve: one step of the 200-link `chain` of
+//! reference/scenes.md (released horizontally, pivots, gravity (0, −10), dt = 1/60) with
+//! 3 exact substeps, as `Space::step` takes it (`exact_substeps = 3`, adaptive substeps
+//! off) and as a hand-written solver specialised to that scene takes it. The hand-written
+//! step does what nape's exact substep does for a chain — each substep: gravity, the pivot
+//! rows at the current poses, the block-tridiagonal `K = J M⁻¹ Jᵀ` factored (`LDLᵀ` in
+//! `f64`), the velocity solve `K λ = −J v`, the pose update, and the position projection
+//! `K μ = −C` with the same factor — and nothing else: no warm start, no guard, no
+//! compliance, no impulse bookkeeping, no other joint types. The ratio of the two is how much
+//! the generic machinery costs (ARCHITECTURE.md, "Where the time goes").
+//!
+//! `cargo bench --bench exact_floor`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+
+const LINKS: usize = 200;
+const SUBSTEPS: u32 = 3;
+const DT: f32 = 1.0 / 60.0;
+const GRAVITY: f32 = -10.0;
+/// A 1 m × 0.25 m link of density 1.
+const MASS: f32 = 0.25;
+const INERTIA: f32 = MASS * (1.0 + 0.0625) / 12.0;
+const INVERSE_MASS: f32 = 1.0 / MASS;
+const INVERSE_INERTIA: f32 = 1.0 / INERTIA;
+
+/// The chain in a nape `Space`.
+fn nape_chain() -> Space {
+    let mut space = Space::new();
+    space.gravity = Vec2::new(0.0, GRAVITY);
+    space.exact_substeps = SUBSTEPS;
+    space.adaptive_substeps = false;
+    let mut previous: BodyHandle = space.add_body(Body::static_body()).expect("anchor");
+    for i in 0..LINKS {
+        let centre = Vec2::new(i as f32 + 0.5, 0.0);
+        let link = space
+            .add_body(Body::dynamic(MASS, INERTIA).at(centre))
+            .expect("a link");
+        let anchor = if i == 0 {
+            Vec2::ZERO
+        } else {
+            Vec2::new(0.5, 0.0)
+        };
+        space
+            .add_constraint(PivotJoint::new(
+                previous,
+                link,
+                anchor,
+                Vec2::new(-0.5, 0.0),
+            ))
+            .expect("a joint");
+        previous = link;
+    }
+    space
+}
+
+/// A body of the hand-written chain.
+#[derive(Clone, Copy, Default)]
+struct Link {
+    position: Vec2,
+    angle: f32,
+    rotation: Vec2,
+    velocity: Vec2,
+    spin: f32,
+}
+
+impl Link {
+    fn turn(&self, local: Vec2) -> Vec2 {
+        self.rotation.rotate(local)
+    }
+}
+
+/// The same chain, solved exactly by a block-tridiagonal factorisation written for it.
+struct HandChain {
+    /// Body 0 is the static anchor.
+    links: Vec<Link>,
+    /// Per joint: `∂(R r)/∂θ` of its anchor on each body at the substep's start.
+    lever_a: Vec<Vec2>,
+    lever_b: Vec<Vec2>,
+    /// Per joint: the inverse of its eliminated diagonal block, the coupling to the joint
+    /// before it and the gain `Cᵀ D⁻¹` of that coupling (2 × 2, row-major).
+    inverse: Vec<[f64; 4]>,
+    coupling: Vec<[f64; 4]>,
+    gain: Vec<[f64; 4]>,
+    rhs: Vec<[f64; 2]>,
+}
+
+impl HandChain {
+    fn new() -> Self {
+        let mut links = vec![
+            Link {
+                rotation: Vec2::X,
+                ..Link::default()
+            };
+            LINKS + 1
+        ];
+        for (i, link) in links.iter_mut().enumerate().skip(1) {
+            link.position = Vec2::new(i as f32 - 0.5, 0.0);
+        }
+        Self {
+            links,
+            lever_a: vec![Vec2::ZERO; LINKS],
+            lever_b: vec![Vec2::ZERO; LINKS],
+            inverse: vec![[0.0; 4]; LINKS],
+            coupling: vec![[0.0; 4]; LINKS],
+            gain: vec![[0.0; 4]; LINKS],
+            rhs: vec![[0.0; 2]; LINKS],
+        }
+    }
+
+    fn anchor_a(joint: usize) -> Vec2 {
+        if joint == 0 {
+            Vec2::ZERO
+        } else {
+            Vec2::new(0.5, 0.0)
+        }
+    }
+
+    const ANCHOR_B: Vec2 = Vec2::new(-0.5, 0.0);
+
+    /// Inverse mass and inverse inertia of the first body of `joint` (the static anchor
+    /// for joint 0).
+    fn inverse_a(joint: usize) -> (f64, f64) {
+        if joint == 0 {
+            (0.0, 0.0)
+        } else {
+            (f64::from(INVERSE_MASS), f64::from(INVERSE_INERTIA))
+        }
+    }
+
+    fn step(&mut self) {
+        let h = DT / SUBSTEPS as f32;
+        for _ in 0..SUBSTEPS {
+            for link in &mut self.links[1..] {
+                link.velocity.y += GRAVITY * h;
+            }
+            self.factor();
+            for j in 0..LINKS {
+                let (a, b) = (&self.links[j], &self.links[j + 1]);
+                let jv =
+                    b.velocity + self.lever_b[j] * b.spin - a.velocity - self.lever_a[j] * a.spin;
+                self.rhs[j] = [-f64::from(jv.x), -f64::from(jv.y)];
+            }
+            self.solve();
+            self.apply(|link, linear, angular| {
+                link.velocity += linear;
+                link.spin += angular;
+            });
+            for link in &mut self.links[1..] {
+                link.position += link.velocity * h;
+                link.angle += link.spin * h;
+                link.rotation = Vec2::from_angle(link.angle);
+            }
+            for j in 0..LINKS {
+                let error = self.error(j);
+                self.rhs[j] = [-f64::from(error.x), -f64::from(error.y)];
+            }
+            self.solve();
+            self.apply(|link, linear, angular| {
+                link.position += linear;
+                link.angle += angular;
+            });
+            for link in &mut self.links[1..] {
+                link.rotation = Vec2::from_angle(link.angle);
+            }
+        }
+    }
+
+    /// Anchor separation of `joint` at the current poses.
+    fn error(&self, joint: usize) -> Vec2 {
+        let (a, b) = (&self.links[joint], &self.links[joint + 1]);
+        b.position + b.turn(Self::ANCHOR_B) - a.position - a.turn(Self::anchor_a(joint))
+    }
+
+    /// The rows at the current poses and the block-tridiagonal `LDLᵀ` of `K`.
+    fn factor(&mut self) {
+        let (mb, ib) = (f64::from(INVERSE_MASS), f64::from(INVERSE_INERTIA));
+        for j in 0..LINKS {
+            self.lever_a[j] = self.links[j].turn(Self::anchor_a(j)).perp();
+            self.lever_b[j] = self.links[j + 1].turn(Self::ANCHOR_B).perp();
+            let (ma, ia) = Self::inverse_a(j);
+            let (p, q) = (self.lever_a[j].as_dvec2(), self.lever_b[j].as_dvec2());
+            let off = ia * p.x * p.y + ib * q.x * q.y;
+            let mut k = [
+                ma + mb + ia * p.x * p.x + ib * q.x * q.x,
+                off,
+                off,
+                ma + mb + ia * p.y * p.y + ib * q.y * q.y,
+            ];
+            if j > 0 {
+                // Through their shared body: `−(m I + i q_{j−1} p_jᵀ)`.
+                let u = self.lever_b[j - 1].as_dvec2();
+                let c = [
+                    -(ma + ia * u.x * p.x),
+                    -(ia * u.x * p.y),
+                    -(ia * u.y * p.x),
+                    -(ma + ia * u.y * p.y),
+                ];
+                let d = self.inverse[j - 1];
+                let g = [
+                    c[0] * d[0] + c[2] * d[2],
+                    c[0] * d[1] + c[2] * d[3],
+                    c[1] * d[0] + c[3] * d[2],
+                    c[1] * d[1] + c[3] * d[3],
+                ];
+                k[0] -= g[0] * c[0] + g[1] * c[2];
+                k[1] -= g[0] * c[1] + g[1] * c[3];
+                k[2] -= g[2] * c[0] + g[3] * c[2];
+                k[3] -= g[2] * c[1] + g[3] * c[3];
+                self.coupling[j] = c;
+                self.gain[j] = g;
+            }
+            let det = k[0] * k[3] - k[1] * k[2];
+            self.inverse[j] = [k[3] / det, -k[1] / det, -k[2] / det, k[0] / det];
+        }
+    }
+
+    /// `K λ = rhs` in place.
+    fn solve(&mut self) {
+        for j in 1..LINKS {
+            let (g, r) = (self.gain[j], self.rhs[j - 1]);
+            self.rhs[j][0] -= g[0] * r[0] + g[1] * r[1];
+            self.rhs[j][1] -= g[2] * r[0] + g[3] * r[1];
+        }
+        let mut next = [0.0; 2];
+        for j in (0..LINKS).rev() {
+            let mut r = self.rhs[j];
+            if j + 1 < LINKS {
+                let c = self.coupling[j + 1];
+                r[0] -= c[0] * next[0] + c[1] * next[1];
+                r[1] -= c[2] * next[0] + c[3] * next[1];
+            }
+            let d = self.inverse[j];
+            next = [d[0] * r[0] + d[1] * r[1], d[2] * r[0] + d[3] * r[1]];
+            self.rhs[j] = next;
+        }
+    }
+
+    /// Hands each body its share `M⁻¹ Jᵀ λ` of the solution.
+    fn apply(&mut self, mut add: impl FnMut(&mut Link, Vec2, f32)) {
+        for j in 0..LINKS {
+            let l = Vec2::new(self.rhs[j][0] as f32, self.rhs[j][1] as f32);
+            if j > 0 {
+                let turn = -self.lever_a[j].dot(l) * INVERSE_INERTIA;
+                add(&mut self.links[j], -l * INVERSE_MASS, turn);
+            }
+            let turn = self.lever_b[j].dot(l) * INVERSE_INERTIA;
+            add(&mut self.links[j + 1], l * INVERSE_MASS, turn);
+        }
+    }
+
+    fn max_error(&self) -> f32 {
+        (0..LINKS)
+            .map(|j| self.error(j).length())
+            .fold(0.0, f32::max)
+    }
+}
+
+fn exact_floor(c: &mut Criterion) {
+    // Both hold the chain together over the 600 steps of the reference scene, so the
+    // comparison is between two working solvers.
+    let mut space = nape_chain();
+    let mut hand = HandChain::new();
+    let mut hand_worst = 0.0f32;
+    for _ in 0..600 {
+        space.step(DT);
+        hand.step();
+        hand_worst = hand_worst.max(hand.max_error());
+    }
+    assert!(
+        hand_worst < 0.02,
+        "hand-written chain opened {hand_worst} m"
+    );
+    let mut group = c.benchmark_group("chain200_3_exact_substeps/step");
+    group.bench_function("nape", |b| b.iter(|| space.step(DT)));
+    group.bench_function("hand-written", |b| b.iter(|| hand.step()));
+    group.finish();
+}
+
+criterion_group!(benches, exact_floor);
+criterion_main!(benches);
