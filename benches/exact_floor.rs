@@ -135,28 +135,22 @@ impl HandChain {
                 link.velocity.y += GRAVITY * h;
             }
             self.factor();
-            for j in 0..LINKS {
-                let (a, b) = (&self.links[j], &self.links[j + 1]);
-                let jv =
-                    b.velocity + self.lever_b[j] * b.spin - a.velocity - self.lever_a[j] * a.spin;
-                self.rhs[j] = [-f64::from(jv.x), -f64::from(jv.y)];
-            }
-            self.solve();
-            self.apply(|link, linear, angular| {
-                link.velocity += linear;
-                link.spin += angular;
-            });
+            self.correct(
+                |chain, j| {
+                    let (a, b) = (&chain.links[j], &chain.links[j + 1]);
+                    b.velocity + chain.lever_b[j] * b.spin - a.velocity - chain.lever_a[j] * a.spin
+                },
+                |link, linear, angular| {
+                    link.velocity += linear;
+                    link.spin += angular;
+                },
+            );
             for link in &mut self.links[1..] {
                 link.position += link.velocity * h;
                 link.angle += link.spin * h;
                 link.rotation = Vec2::from_angle(link.angle);
             }
-            for j in 0..LINKS {
-                let error = self.error(j);
-                self.rhs[j] = [-f64::from(error.x), -f64::from(error.y)];
-            }
-            self.solve();
-            self.apply(|link, linear, angular| {
+            self.correct(Self::error, |link, linear, angular| {
                 link.position += linear;
                 link.angle += angular;
             });
@@ -164,6 +158,22 @@ impl HandChain {
                 link.rotation = Vec2::from_angle(link.angle);
             }
         }
+    }
+
+    /// Solves `K λ = −residual` with the substep's factor and hands each body its share
+    /// `M⁻¹ Jᵀ λ` through `add`: the velocity solve (`residual`: `J v`) and the projection
+    /// (`residual`: `C`).
+    fn correct(
+        &mut self,
+        residual: impl Fn(&Self, usize) -> Vec2,
+        add: impl FnMut(&mut Link, Vec2, f32),
+    ) {
+        for j in 0..LINKS {
+            let r = residual(self, j);
+            self.rhs[j] = [-f64::from(r.x), -f64::from(r.y)];
+        }
+        self.solve();
+        self.apply(add);
     }
 
     /// Anchor separation of `joint` at the current poses.
