@@ -4,8 +4,8 @@
 //! ball of 800 times a link's mass), not run unless named. `cargo run --release --example
 //! solver_scenes -- [chain|chain_hang|grid|ball]
 //! [--links N] [--grid N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
-//! [--hertz HZ] [--zeta Z] [--no-direct] [--no-adapt]`. `--substeps` sets the substeps of the islands
-//! swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
+//! [--hertz HZ] [--zeta Z] [--no-direct] [--no-adapt]`. `--substeps` sets the substeps of
+//! the islands swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
 //! `--exact-substeps` those of the islands solved exactly (chains, the ball), all of them
 //! with `--no-adapt` (otherwise the most each island may take).
 //!

@@ -217,7 +217,7 @@ fn stretched_chain_pulls_together() {
 /// the first hung from a static anchor, the last holding a ball of 4,000 kg, released
 /// horizontally: its transverse modes are stiffened by the tension across the beads, not
 /// through their rotation, and the adaptive exact substeps must see that. Every joint
-/// stays within 0.1 mm of its length over 5 s (measured 7.4e-6 m; 3.8e-6 m with all 8
+/// stays within 0.1 mm of its length over 5 s (measured 7.4e-6 m; 8.0e-6 m with all 8
 /// substeps; 7.7e-4 m when the estimate probed each bead alone, 9.0e-4 m when it read
 /// only rotations).
 #[test]

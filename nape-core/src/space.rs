@@ -32,8 +32,9 @@ const MIN_EXACT_SUBSTEPS: u32 = 2;
 /// `body_island` of a body outside every acyclic island.
 const NONE: u32 = u32::MAX;
 
-/// How much worse (relative, and absolute in m or rad) an island's largest error may get
-/// through the substep's position corrections before they are undone: rounding only.
+/// How much worse (relative, and absolute in m² or rad²) an island's summed squared error
+/// may get through the substep's position corrections before they are undone: rounding
+/// only.
 const REVERT_MARGIN: f32 = 1e-3;
 const REVERT_FLOOR: f32 = 1e-6;
 
@@ -1801,7 +1802,7 @@ impl Space {
     }
 
     /// Writes every stiff row's error at the current poses into the direct system and
-    /// each acyclic island's largest into `island_errors`.
+    /// each acyclic island's summed squared error into `island_errors`.
     fn measure_island_errors(&mut self) {
         self.islands.island_errors.clear();
         self.islands
@@ -1816,8 +1817,8 @@ impl Space {
         }
     }
 
-    /// Undoes this substep's position corrections in every acyclic island whose largest
-    /// error they made worse. Constraints that contradict each other (two welds holding one
+    /// Undoes this substep's position corrections in every acyclic island whose summed
+    /// squared error they made worse. Constraints that contradict each other (two welds holding one
     /// body at different angles, a joint pulling a body into a static one's limit) make an
     /// island's system nearly singular, and its projection would then fling bodies by any
     /// distance; an island whose constraints can be met is never reverted, since each
