@@ -12,45 +12,24 @@
 //! `cargo bench --bench exact_floor`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+use nape::{Space, Vec2};
+
+#[path = "../examples/common/scenes.rs"]
+mod scenes;
+use scenes::{LINK_INERTIA as INERTIA, LINK_MASS as MASS};
 
 const LINKS: usize = 200;
 const SUBSTEPS: u32 = 3;
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: f32 = -10.0;
-/// A 1 m × 0.25 m link of density 1.
-const MASS: f32 = 0.25;
-const INERTIA: f32 = MASS * (1.0 + 0.0625) / 12.0;
 const INVERSE_MASS: f32 = 1.0 / MASS;
 const INVERSE_INERTIA: f32 = 1.0 / INERTIA;
 
-/// The chain in a nape `Space`.
+/// The chain in a nape `Space` (the reference scene of `examples/solver_scenes.rs`).
 fn nape_chain() -> Space {
-    let mut space = Space::new();
-    space.gravity = Vec2::new(0.0, GRAVITY);
+    let mut space = scenes::chain(LINKS, false).space;
     space.exact_substeps = SUBSTEPS;
     space.adaptive_substeps = false;
-    let mut previous: BodyHandle = space.add_body(Body::static_body()).expect("anchor");
-    for i in 0..LINKS {
-        let centre = Vec2::new(i as f32 + 0.5, 0.0);
-        let link = space
-            .add_body(Body::dynamic(MASS, INERTIA).at(centre))
-            .expect("a link");
-        let anchor = if i == 0 {
-            Vec2::ZERO
-        } else {
-            Vec2::new(0.5, 0.0)
-        };
-        space
-            .add_constraint(PivotJoint::new(
-                previous,
-                link,
-                anchor,
-                Vec2::new(-0.5, 0.0),
-            ))
-            .expect("a joint");
-        previous = link;
-    }
     space
 }
 
