@@ -29,6 +29,17 @@ const STABLE_SPIN: f32 = 0.2;
 /// normal one sees no load to adapt to.
 const MIN_EXACT_SUBSTEPS: u32 = 2;
 
+/// The speeds (m/s, rad/s) under which every body of an acyclic island must be for it to
+/// count as resting (Box2D's sleep tolerances): one substep, its swing held by heavier
+/// masses (see `Space::weigh_resting_bodies`).
+const REST_SPEED: f32 = 0.05;
+const REST_SPIN: f32 = 0.035;
+
+/// The most a resting island's transverse swing may turn in its one substep (rad), with a
+/// margin under [`STABLE_SWING`]: a 4 t ball hanging on a chain of 5 kg links keeps below
+/// 1e-5 m/s with it, and moves at 7e-5 m/s with 1.5.
+const RESTING_SWING: f32 = 1.0;
+
 /// `body_island` of a body outside every acyclic island.
 const NONE: u32 = u32::MAX;
 
@@ -339,6 +350,19 @@ struct IslandState {
     /// allowed turn (see `choose_exact_substeps`).
     body_stiffness: Vec<[f32; 2]>,
     island_fastest: Vec<f32>,
+    /// Each body's transverse swing `ω` (rad/s) and each island's whether any body moves
+    /// faster than [`REST_SPEED`] or [`REST_SPIN`].
+    body_swing: Vec<f32>,
+    /// Bodies with a constraint whose load is not known (no impulse last step): their
+    /// island is not resting.
+    body_unknown: Vec<bool>,
+    island_restless: Vec<bool>,
+    /// The mass multiple `α ≥ 1` of each body of a resting island for its one substep,
+    /// whether any is above 1, and the inverse masses the exact group solves with
+    /// meanwhile (the true ones while it does not run).
+    body_weight: Vec<f32>,
+    any_weighted: bool,
+    exact_masses: Vec<InverseMass>,
     /// The position projection: the poses before it, each island's summed squared error
     /// before it and now, and which islands it made worse.
     projection_start: Vec<Pose>,
@@ -1522,6 +1546,7 @@ impl Space {
         // Acyclic islands with the same substep count run together, the counts one after
         // the other (they share no dynamic body).
         let most = self.exact_substeps.max(1);
+        self.weigh_resting_bodies(false);
         for n in (1..=most).rev() {
             let mut any = false;
             for (run, &count) in self
@@ -1538,6 +1563,7 @@ impl Space {
                 self.run_substeps(group, n, dt);
             }
         }
+        self.weigh_resting_bodies(true);
         self.islands.island_run.fill(true);
         self.direct.set_active(&self.islands.island_run);
     }
@@ -1548,25 +1574,41 @@ impl Space {
     /// `ω² = |∂(Jᵀf)_θ/∂θ| / I + |∂(Jᵀf)_⊥/∂x_⊥| / m`, `f` the last substep's impulse over
     /// its length), which an exact solve linearised at the substep's start keeps stable
     /// only while `ω·h` is about 1.
+    /// An island whose bodies all move slower than [`REST_SPEED`] and [`REST_SPIN`], with
+    /// every load known, rests: it takes one substep, its bodies weighted where the swing
+    /// needs it (see [`weigh_resting_bodies`](Self::weigh_resting_bodies)).
     /// Read from the state alone (poses, velocities, the last step's impulses), so a
     /// restored snapshot chooses as the original did.
     fn choose_exact_substeps(&mut self, dt: f32) {
         let most = self.exact_substeps.max(1);
         if !self.adaptive_substeps {
             self.islands.island_substeps.fill(most);
+            self.islands.any_weighted = false;
             return;
         }
         self.islands.body_stiffness.clear();
         self.islands
             .body_stiffness
             .resize(self.poses.len(), [0.0; 2]);
+        self.islands.body_unknown.clear();
+        self.islands.body_unknown.resize(self.poses.len(), false);
         for &s in &self.store_order {
-            self.stores[s].geometric_stiffness(&self.poses, &mut self.islands.body_stiffness);
+            self.stores[s].geometric_stiffness(
+                &self.poses,
+                &mut self.islands.body_stiffness,
+                &mut self.islands.body_unknown,
+            );
         }
         self.islands.island_fastest.clear();
         self.islands
             .island_fastest
             .resize(self.islands.island_substeps.len(), 0.0);
+        self.islands.island_restless.clear();
+        self.islands
+            .island_restless
+            .resize(self.islands.island_substeps.len(), false);
+        self.islands.body_swing.clear();
+        self.islands.body_swing.resize(self.poses.len(), 0.0);
         for (b, &island) in self.islands.body_island.iter().enumerate() {
             if island == NONE {
                 continue;
@@ -1578,23 +1620,94 @@ impl Space {
             } else {
                 f32::INFINITY
             };
-            let spin = self.velocities[b].angular.abs();
+            self.islands.body_swing[b] = swing;
+            let velocity = self.velocities[b];
+            let spin = velocity.angular.abs();
             // In units of the turn each may take per substep.
             let fastest = &mut self.islands.island_fastest[island as usize];
             *fastest = fastest.max((swing / STABLE_SWING).max(spin / STABLE_SPIN));
+            self.islands.island_restless[island as usize] |= !(velocity.linear.length()
+                <= REST_SPEED
+                && spin <= REST_SPIN
+                && swing.is_finite()
+                && !self.islands.body_unknown[b]);
         }
-        for (n, &fastest) in self
+        for ((n, &fastest), &restless) in self
             .islands
             .island_substeps
             .iter_mut()
             .zip(&self.islands.island_fastest)
+            .zip(&self.islands.island_restless)
         {
             let needed = (fastest * dt).ceil();
-            *n = if needed.is_finite() {
+            *n = if !restless {
+                1
+            } else if needed.is_finite() {
                 (needed as u32).clamp(MIN_EXACT_SUBSTEPS.min(most), most)
             } else {
                 most
             };
+        }
+        // A resting island's one substep holds its swing by weighing its bodies more.
+        self.islands.body_weight.clear();
+        self.islands.body_weight.resize(self.poses.len(), 1.0);
+        self.islands.any_weighted = false;
+        for (b, &island) in self.islands.body_island.iter().enumerate() {
+            if island == NONE || self.islands.island_restless[island as usize] {
+                continue;
+            }
+            let turn = self.islands.body_swing[b] * dt / RESTING_SWING;
+            if turn > 1.0 {
+                self.islands.body_weight[b] = turn * turn;
+                self.islands.any_weighted = true;
+            }
+        }
+    }
+
+    /// Makes the inverse masses the exact group solves with those of
+    /// [`choose_exact_substeps`](Self::choose_exact_substeps)' weights, or the true ones
+    /// again (`undo`). A loaded chain's transverse mode turns by
+    /// `ω·h` per substep; an exact solve linearised at the substep's start holds it only
+    /// while that is below about [`STABLE_SWING`]. A resting island takes one substep
+    /// nonetheless: its bodies' masses `M̃ = αM` with `α = (ω·h / RESTING_SWING)²` bring the
+    /// mode within that, which is the linearly implicit (backward Euler) step of the
+    /// joints' geometric stiffness in its diagonal form (Andrews, Teichmann and Kry 2017,
+    /// "Geometric Stiffness for Real-time Constrained Multibody Dynamics"). Its momentum
+    /// `M v` carried into the heavier solve, the step can only lose kinetic energy: it
+    /// damps what moves in a resting island, never what swings.
+    fn weigh_resting_bodies(&mut self, undo: bool) {
+        if !self.islands.any_weighted {
+            return;
+        }
+        if !undo {
+            self.islands.exact_masses.clone_from(&self.inverse_masses);
+            for (inverse, &alpha) in self
+                .islands
+                .exact_masses
+                .iter_mut()
+                .zip(&self.islands.body_weight)
+            {
+                if alpha > 1.0 {
+                    inverse.mass /= alpha;
+                    inverse.inertia /= alpha;
+                }
+            }
+        }
+        std::mem::swap(&mut self.inverse_masses, &mut self.islands.exact_masses);
+    }
+
+    /// `v ← M̃⁻¹ M v` for the weighted bodies, once their forces are in `v` (see
+    /// [`weigh_resting_bodies`](Self::weigh_resting_bodies)): the solve then needs the
+    /// impulses the true masses do, so the load read from them does not grow with `α`.
+    fn carry_momentum_into_weights(&mut self) {
+        if !self.islands.any_weighted {
+            return;
+        }
+        for (v, &alpha) in self.velocities.iter_mut().zip(&self.islands.body_weight) {
+            if alpha > 1.0 {
+                v.linear /= alpha;
+                v.angular /= alpha;
+            }
         }
     }
 
@@ -1629,6 +1742,8 @@ impl Space {
                 }
             }
             if exact {
+                // Weighted bodies are only in islands of one substep.
+                self.carry_momentum_into_weights();
                 self.direct.begin_substep();
             }
             for &s in &self.store_order {
@@ -1991,7 +2106,9 @@ mod tests {
     /// A hanging chain of `links` links (1 m, 0.25 kg) with a ball of `ball` kg at its end
     /// (none if 0), stepped `steps` times: the exact substeps its island chose for the last
     /// step.
-    fn chosen_substeps(links: usize, ball: f32, steps: usize) -> u32 {
+    /// The substeps the island of a hanging chain (and ball) takes after `steps` steps at
+    /// rest, and then, if `push`, in the step after every body is set moving at 1 m/s.
+    fn chosen_substeps(links: usize, ball: f32, steps: usize, push: bool) -> u32 {
         let mut space = Space::new();
         space.gravity = Vec2::new(0.0, -10.0);
         let mut previous = space.add_body(Body::static_body()).unwrap();
@@ -2024,6 +2141,15 @@ mod tests {
         for _ in 0..steps {
             space.step(1.0 / 60.0);
         }
+        if push {
+            let handles: Vec<_> = space.bodies().map(|(h, _)| h).collect();
+            for h in handles {
+                if let Ok(mut body) = space.body_mut(h) {
+                    let _ = body.set_velocity(Vec2::X);
+                }
+            }
+            space.step(1.0 / 60.0);
+        }
         let chosen = space.exact_substeps_taken().to_vec();
         assert_eq!(chosen.len(), 1, "one island");
         chosen[0]
@@ -2031,20 +2157,34 @@ mod tests {
 
     #[test]
     fn exact_substeps_follow_the_load() {
-        // Hanging at rest, a chain of 10 links and one of 200 need the fewest (their
-        // tension turns the links' transverse modes by less than 1.5 rad in half a step);
-        // a ball of 16,000 links' mass on 40 of them stiffens those modes past every substep.
-        assert_eq!(chosen_substeps(10, 0.0, 30), MIN_EXACT_SUBSTEPS, "10 links");
+        // Moving, a chain of 10 links and one of 200 need the fewest (their tension turns
+        // the links' transverse modes by less than 1.5 rad in half a step); a ball of
+        // 16,000 links' mass on 40 of them stiffens those modes past every substep.
         assert_eq!(
-            chosen_substeps(200, 0.0, 30),
+            chosen_substeps(10, 0.0, 30, true),
+            MIN_EXACT_SUBSTEPS,
+            "10 links"
+        );
+        assert_eq!(
+            chosen_substeps(200, 0.0, 30, true),
             MIN_EXACT_SUBSTEPS,
             "200 links"
         );
         assert_eq!(
-            chosen_substeps(40, 4000.0, 30),
+            chosen_substeps(40, 4000.0, 30, true),
             Space::new().exact_substeps,
             "40 links and a ball"
         );
+        // At rest, all three take one, the ball's chain weighted.
+        for (links, ball) in [(10, 0.0), (200, 0.0), (40, 4000.0)] {
+            assert_eq!(
+                chosen_substeps(links, ball, 30, false),
+                1,
+                "{links} links at rest"
+            );
+        }
+        // The first step, with no load to read, is not taken as resting.
+        assert_eq!(chosen_substeps(200, 0.0, 1, false), MIN_EXACT_SUBSTEPS);
         // Off: every island takes all of them.
         let mut space = Space::new();
         space.adaptive_substeps = false;

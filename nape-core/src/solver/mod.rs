@@ -566,7 +566,9 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// makes a loaded chain's or rope's transverse modes fast. Bodies of a
     /// constraint with rows swept by Gauss–Seidel (limits, force clamps), which converge
     /// with the substeps, get infinity: their islands take every substep.
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]]);
+    /// Bodies of a constraint that acts without a last step's impulse to read (just
+    /// added, or idle) are flagged in `unknown`.
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], unknown: &mut [bool]);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
@@ -1438,7 +1440,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]]) {
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], unknown: &mut [bool]) {
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
@@ -1460,7 +1462,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
                 continue;
             }
-            if !e.solving || e.previous_h <= 0.0 || e.impulse.iter().all(|&x| x == 0.0) {
+            if !e.solving || e.previous_h <= 0.0 {
+                if e.settings.active && e.broken.is_none() {
+                    for &b in &e.bodies {
+                        unknown[b] = true;
+                    }
+                }
+                continue;
+            }
+            if e.impulse.iter().all(|&x| x == 0.0) {
                 continue;
             }
             let force = e.weighted_impulse().map(|x| x / e.previous_h);
