@@ -286,8 +286,11 @@ pub struct Space {
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
     /// by more than 1.5 rad in the transverse mode its joints' last forces stiffen (a
     /// loaded chain); islands with limits or force clamps (swept by Gauss–Seidel) take all
-    /// of them. Default `true`: a 200-link chain hanging at rest takes 2, released
-    /// horizontally 2 to 6 (mostly 3), the heavy ball swinging on its chain up to 7.
+    /// of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
+    /// m/s and 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
+    /// swing needs it, which can only take energy out of what moves in it. Default `true`:
+    /// a 200-link chain hanging at rest takes 1, released horizontally 2 to 6 (mostly 3),
+    /// the heavy ball swinging on its chain up to 7.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes) and the limits and force clamps of the others. Default 1.

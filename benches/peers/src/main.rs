@@ -5,11 +5,16 @@
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- \
 //!     [--scene chain|chain_hang|joint_grid]... [--engine nape|rapier]... [--runs N] \
 //!     [--err-every K] [--trace] [--markdown RESULTS.md] [--svg accuracy.svg] \
-//!     [--external rows.csv] [--readme README.md]
+//!     [--external rows.csv] [--readme README.md] [--isolate] [--box2d HARNESS]
 //! ```
 //!
 //! Configurations run round-robin (every configuration once per round, `--runs` rounds);
 //! the reports quote medians over the rounds. Only the engine's step call is timed.
+//! `--isolate` runs every configuration's run in a fresh child process, and `--box2d`
+//! runs Box2D v3's harness (`benches/peers/box2d/run.sh --build-only` builds it) once
+//! per round and scene beside them: on this machine where a process's stack happens to
+//! land moves its time by up to a third, for every engine alike, so only runs in fresh
+//! processes, in the same rounds, compare.
 //! `--trace` prints every error evaluation (step, max and mean separation) to stderr.
 //! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
 //! markers with each engine's default-settings rows and the plot (linked relative to the
@@ -161,6 +166,142 @@ fn run_once(
     record
 }
 
+/// The first argument of a child process (`--isolate`): `CHILD scene config err_every`.
+const CHILD: &str = "--child";
+
+/// Box2D's engine name in reports (its harness prints it too).
+const BOX2D: &str = "box2d v3.1.1";
+
+fn report_round(
+    round: usize,
+    runs: usize,
+    scene: Scene,
+    engine: &str,
+    label: &str,
+    record: &RunRecord,
+) {
+    eprintln!(
+        "round {round}/{runs}  {scene:<10}  {engine:<8} {label:<14}  {:>9.4} ms/step  run max err {:.2e}",
+        record.per_step.as_secs_f64() * 1e3,
+        record.run_max,
+    );
+}
+
+/// Runs one configuration in a child process of this binary and reads its record: every
+/// run then starts from a fresh process, so no engine keeps the stack and heap placement
+/// one process happened to get (on this machine that alone moves a run's time by a
+/// third, for Box2D's C harness as much as for nape).
+fn run_isolated(config: Config, scene: Scene, err_every: usize) -> Result<RunRecord, String> {
+    let all = Config::all(&[Engine::Nape, Engine::Rapier]);
+    let index = all
+        .iter()
+        .position(|c| c.engine() == config.engine() && c.label() == config.label())
+        .ok_or("configuration not found")?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let output = std::process::Command::new(exe)
+        .args([
+            CHILD,
+            scene.name(),
+            &index.to_string(),
+            &err_every.to_string(),
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!(
+            "child run failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    parse_record(text.trim()).ok_or_else(|| format!("child printed `{text}`"))
+}
+
+/// The child side of [`run_isolated`]: one run, its record on stdout.
+fn run_child(args: &[String]) -> ExitCode {
+    let parsed = (|| {
+        let scene = Scene::from_name(args.first()?)?;
+        let index: usize = args.get(1)?.parse().ok()?;
+        let err_every: usize = args.get(2)?.parse().ok()?;
+        let config = *Config::all(&[Engine::Nape, Engine::Rapier]).get(index)?;
+        Some((scene, config, err_every))
+    })();
+    let Some((scene, config, err_every)) = parsed else {
+        eprintln!("usage: nape-peers {CHILD} SCENE CONFIG_INDEX ERR_EVERY");
+        return ExitCode::FAILURE;
+    };
+    let record = run_once(config, scene, &scene.describe(), err_every, false);
+    println!(
+        "{} {} {:e} {:e} {:e} {}",
+        record.per_step.as_nanos(),
+        record.first_step.as_nanos(),
+        record.final_max,
+        record.final_mean,
+        record.run_max,
+        record.run_max_step
+    );
+    ExitCode::SUCCESS
+}
+
+/// A record as [`run_child`] prints it.
+fn parse_record(line: &str) -> Option<RunRecord> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() != 6 {
+        return None;
+    }
+    Some(RunRecord {
+        per_step: Duration::from_nanos(fields[0].parse().ok()?),
+        first_step: Duration::from_nanos(fields[1].parse().ok()?),
+        final_max: fields[2].parse().ok()?,
+        final_mean: fields[3].parse().ok()?,
+        run_max: fields[4].parse().ok()?,
+        run_max_step: fields[5].parse().ok()?,
+    })
+}
+
+/// One round of Box2D's harness (`benches/peers/box2d/harness.c`, built by
+/// `benches/peers/box2d/run.sh`) on `scene`, in its own process: a record per setting.
+fn run_box2d(harness: &str, scene: Scene) -> Result<Vec<(String, RunRecord)>, String> {
+    let output = std::process::Command::new(harness)
+        .args(["1", scene.name()])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let measured: Vec<(String, RunRecord)> = text.lines().filter_map(parse_box2d_line).collect();
+    if measured.is_empty() {
+        return Err(format!("printed no rows for {}", scene.name()));
+    }
+    Ok(measured)
+}
+
+/// A row of the harness's CSV (engine, settings, scene, then ms/step, its range, first
+/// step ms, final max, final mean, run max, its step, runs) as one run's record.
+fn parse_box2d_line(line: &str) -> Option<(String, RunRecord)> {
+    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    if fields.len() < 12 {
+        return None;
+    }
+    let number = |i: usize| fields[i].parse::<f64>().ok();
+    let millis = |ms: f64| Duration::from_secs_f64(ms / 1e3);
+    Some((
+        fields[1].to_owned(),
+        RunRecord {
+            per_step: millis(number(3)?),
+            first_step: millis(number(6)?),
+            final_max: number(7)?,
+            final_mean: number(8)?,
+            run_max: number(9)?,
+            run_max_step: fields[10].parse().ok()?,
+        },
+    ))
+}
+
 /// The median of a configuration's runs on one scene, as the reports show it.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -200,7 +341,7 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-fn summarise(config: Config, scene: Scene, records: &[RunRecord]) -> Row {
+fn summarise(engine: &str, settings: &str, scene: Scene, records: &[RunRecord]) -> Row {
     let collect = |f: fn(&RunRecord) -> f64| -> Vec<f64> { records.iter().map(f).collect() };
     let mut ms = collect(|r| r.per_step.as_secs_f64() * 1e3);
     let ms_per_step = median(&mut ms);
@@ -212,8 +353,8 @@ fn summarise(config: Config, scene: Scene, records: &[RunRecord]) -> Row {
         .find(|r| r.run_max == run_max_median)
         .map_or(records[0].run_max_step, |r| r.run_max_step);
     Row {
-        engine: config.engine().name().to_owned(),
-        settings: config.label().to_owned(),
+        engine: engine.to_owned(),
+        settings: settings.to_owned(),
         scene: scene.name().to_owned(),
         ms_per_step,
         ms_range,
@@ -237,11 +378,13 @@ struct Options {
     svg: Option<String>,
     external: Option<String>,
     readme: Option<String>,
+    isolate: bool,
+    box2d: Option<String>,
 }
 
 const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
 [--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
-[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH]";
+[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH] [--isolate] [--box2d HARNESS]";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
@@ -254,6 +397,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         svg: None,
         external: None,
         readme: None,
+        isolate: false,
+        box2d: None,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -293,6 +438,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--svg" => options.svg = Some(value()?),
             "--external" => options.external = Some(value()?),
             "--readme" => options.readme = Some(value()?),
+            "--isolate" => options.isolate = true,
+            "--box2d" => options.box2d = Some(value()?),
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -308,6 +455,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(CHILD) {
+        return run_child(&args[1..]);
+    }
     let options = match parse_options(&args) {
         Ok(options) => options,
         Err(message) => {
@@ -334,25 +484,54 @@ fn main() -> ExitCode {
     let configs = Config::all(&options.engines);
     let descriptions: Vec<SceneDescription> = options.scenes.iter().map(|s| s.describe()).collect();
     let mut records = vec![vec![Vec::new(); configs.len()]; options.scenes.len()];
+    // Box2D's settings per scene, in the harness's order, and their runs.
+    let mut box2d: Vec<Vec<(String, Vec<RunRecord>)>> = vec![Vec::new(); options.scenes.len()];
     for round in 1..=options.runs {
         for (s, &scene) in options.scenes.iter().enumerate() {
             for (c, &config) in configs.iter().enumerate() {
-                let record = run_once(
-                    config,
-                    scene,
-                    &descriptions[s],
-                    options.err_every,
-                    options.trace,
-                );
-                eprintln!(
-                    "round {round}/{}  {scene:<10}  {:<8} {:<14}  {:>9.4} ms/step  run max err {:.2e}",
+                let record = if options.isolate {
+                    run_isolated(config, scene, options.err_every)
+                } else {
+                    Ok(run_once(
+                        config,
+                        scene,
+                        &descriptions[s],
+                        options.err_every,
+                        options.trace,
+                    ))
+                };
+                let record = match record {
+                    Ok(record) => record,
+                    Err(message) => {
+                        eprintln!("{message}");
+                        return ExitCode::FAILURE;
+                    }
+                };
+                report_round(
+                    round,
                     options.runs,
+                    scene,
                     config.engine().name(),
                     config.label(),
-                    record.per_step.as_secs_f64() * 1e3,
-                    record.run_max,
+                    &record,
                 );
                 records[s][c].push(record);
+            }
+            if let Some(harness) = &options.box2d {
+                let measured = match run_box2d(harness, scene) {
+                    Ok(measured) => measured,
+                    Err(message) => {
+                        eprintln!("{harness}: {message}");
+                        return ExitCode::FAILURE;
+                    }
+                };
+                for (label, record) in measured {
+                    report_round(round, options.runs, scene, BOX2D, &label, &record);
+                    match box2d[s].iter_mut().find(|(l, _)| *l == label) {
+                        Some((_, runs)) => runs.push(record),
+                        None => box2d[s].push((label, vec![record])),
+                    }
+                }
             }
         }
     }
@@ -361,7 +540,15 @@ fn main() -> ExitCode {
     let mut rows = Vec::new();
     for (s, &scene) in options.scenes.iter().enumerate() {
         for (c, &config) in configs.iter().enumerate() {
-            rows.push(summarise(config, scene, &records[s][c]));
+            rows.push(summarise(
+                config.engine().name(),
+                config.label(),
+                scene,
+                &records[s][c],
+            ));
+        }
+        for (label, runs) in &box2d[s] {
+            rows.push(summarise(BOX2D, label, scene, runs));
         }
         rows.extend(
             external_rows
@@ -435,6 +622,39 @@ mod tests {
             relative_to("benches/peers/accuracy.svg", "benches/peers/RESULTS.md"),
             "accuracy.svg"
         );
+    }
+
+    #[test]
+    fn records_cross_the_process_boundary_and_box2d_rows_parse() {
+        let record = RunRecord {
+            first_step: Duration::from_nanos(123_456),
+            per_step: Duration::from_nanos(45_678),
+            final_max: 7.45e-8,
+            final_mean: 4.9e-8,
+            run_max: 2.01e-7,
+            run_max_step: 249,
+        };
+        let line = format!(
+            "{} {} {:e} {:e} {:e} {}",
+            record.per_step.as_nanos(),
+            record.first_step.as_nanos(),
+            record.final_max,
+            record.final_mean,
+            record.run_max,
+            record.run_max_step
+        );
+        let back = parse_record(&line).expect("record");
+        assert_eq!(back.per_step, record.per_step);
+        assert_eq!(back.run_max, record.run_max);
+        assert_eq!(back.run_max_step, 249);
+        assert!(parse_record("1 2 3").is_none());
+
+        let row = "box2d v3.1.1,sub 4 (default),chain_hang,0.0538,0.0531,0.0549,0.054,0.0361,0.0194,0.0519,90,1";
+        let (label, run) = parse_box2d_line(row).expect("box2d row");
+        assert_eq!(label, "sub 4 (default)");
+        assert!((run.per_step.as_secs_f64() * 1e3 - 0.0538).abs() < 1e-9);
+        assert_eq!((run.run_max, run.run_max_step), (0.0519, 90));
+        assert!(parse_box2d_line("round 1 chain_hang substeps 4").is_none());
     }
 
     #[test]

@@ -134,8 +134,9 @@ pub fn readme_section(context: &Context, rows: &[Row], svg: Option<&str>) -> Str
     }
     let _ = write!(
         out,
-        "\nMedians of {} rounds; load average during the run: `{}` → `{}`.",
+        "\nMedians of {} rounds{}; load average during the run: `{}` → `{}`.",
         context.runs,
+        isolation(context),
         load_figures(&context.load_before),
         load_figures(&context.load_after),
     );
@@ -221,7 +222,7 @@ pub fn markdown_document(context: &Context, rows: &[Row], svg: Option<&str>) -> 
     let _ = writeln!(
         out,
         "- nape at commit {commit}; rapier2d {} (registry); {rustc}; release, lto, 1 codegen unit.\n\
-         - {} rounds, round-robin (every configuration once per round); medians over the rounds. \
+         - {} rounds, round-robin (every configuration once per round{}); medians over the rounds. \
          Error after every {} step(s), outside the timed region.\n\
          - Load before: `{}`\n\
          - Load after: `{}`\n\
@@ -229,6 +230,7 @@ pub fn markdown_document(context: &Context, rows: &[Row], svg: Option<&str>) -> 
          timings are noisy; the range column is the fastest and slowest round.\n",
         locked_version("rapier2d"),
         context.runs,
+        isolation(context),
         context.err_every,
         context.load_before,
         context.load_after,
@@ -263,6 +265,17 @@ pub fn markdown_document(context: &Context, rows: &[Row], svg: Option<&str>) -> 
 }
 
 /// Reads rows measured by another harness: one row a line, comma separated,
+/// How the runs were isolated, from the command line (`--isolate`, `--box2d`).
+fn isolation(context: &Context) -> &'static str {
+    let has = |flag: &str| context.args.iter().any(|a| a == flag);
+    match (has("--isolate"), has("--box2d")) {
+        (true, true) => ", every run in a fresh process, Box2D's harness in the same rounds",
+        (true, false) => ", every run in a fresh process",
+        (false, true) => ", Box2D's harness in the same rounds",
+        (false, false) => "",
+    }
+}
+
 /// `engine,settings,scene,ms_per_step,ms_min,ms_max,first_step_ms,final_max,final_mean,run_max,run_max_step,runs,source`;
 /// lines starting with `#` and blank lines are skipped. `source` (the rest of the line)
 /// says where and how the row was measured.
