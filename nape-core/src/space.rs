@@ -2093,6 +2093,8 @@ impl Space {
         self.islands.lm_error.resize(islands, 0.0);
         self.islands.island_run.clear();
         self.islands.island_run.resize(islands, true);
+        // So that the first step an island rests in allocates nothing.
+        self.islands.exact_masses.reserve(self.bodies.len());
         self.islands.island_substeps.clear();
         self.islands
             .island_substeps
@@ -2107,10 +2109,9 @@ mod tests {
     use super::*;
 
     /// A hanging chain of `links` links (1 m, 0.25 kg) with a ball of `ball` kg at its end
-    /// (none if 0), stepped `steps` times: the exact substeps its island chose for the last
+    /// (none if 0), stepped `steps` times at rest and then, if `push`, once more after
+    /// every body is set moving at 1 m/s: the exact substeps its island chose for the last
     /// step.
-    /// The substeps the island of a hanging chain (and ball) takes after `steps` steps at
-    /// rest, and then, if `push`, in the step after every body is set moving at 1 m/s.
     fn chosen_substeps(links: usize, ball: f32, steps: usize, push: bool) -> u32 {
         let mut space = Space::new();
         space.gravity = Vec2::new(0.0, -10.0);
