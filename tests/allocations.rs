@@ -24,8 +24,7 @@ fn warmed_up_steps_allocate_nothing() {
     let doll = ragdolls.add_ragdoll(Vec2::ZERO);
     ragdolls.set_rigid_motion(&doll.bodies, Vec2::ZERO, Vec2::new(3.0, 5.0), 4.0);
     // A hanging 200-link chain rests (one substep a step, its top links weighted) from its
-    // second step on, which
-    // the warm-up leaves to the measured steps.
+    // second step on, which the warm-up leaves to the measured steps.
     let mut resting = scenes::chain(200, true);
     let mut all = [&mut chain, &mut grid, &mut ragdolls, &mut resting];
     for (i, scene) in all.iter_mut().enumerate() {
