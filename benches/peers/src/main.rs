@@ -231,7 +231,13 @@ fn run_child(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let record = run_once(config, scene, &scene.describe(), err_every, false);
-    println!(
+    println!("{}", format_record(&record));
+    ExitCode::SUCCESS
+}
+
+/// A record as one line of text, which [`parse_record`] reads back.
+fn format_record(record: &RunRecord) -> String {
+    format!(
         "{} {} {:e} {:e} {:e} {}",
         record.per_step.as_nanos(),
         record.first_step.as_nanos(),
@@ -239,11 +245,10 @@ fn run_child(args: &[String]) -> ExitCode {
         record.final_mean,
         record.run_max,
         record.run_max_step
-    );
-    ExitCode::SUCCESS
+    )
 }
 
-/// A record as [`run_child`] prints it.
+/// A record as [`format_record`] wrote it.
 fn parse_record(line: &str) -> Option<RunRecord> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     if fields.len() != 6 {
@@ -634,16 +639,7 @@ mod tests {
             run_max: 2.01e-7,
             run_max_step: 249,
         };
-        let line = format!(
-            "{} {} {:e} {:e} {:e} {}",
-            record.per_step.as_nanos(),
-            record.first_step.as_nanos(),
-            record.final_max,
-            record.final_mean,
-            record.run_max,
-            record.run_max_step
-        );
-        let back = parse_record(&line).expect("record");
+        let back = parse_record(&format_record(&record)).expect("record");
         assert_eq!(back.per_step, record.per_step);
         assert_eq!(back.run_max, record.run_max);
         assert_eq!(back.run_max_step, 249);
