@@ -13,7 +13,7 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots, Velocity};
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::direct::{DirectSystem, Islands, Link};
-use crate::solver::{ErasedStore, Group, Softness, Store, Substep};
+use crate::solver::{ErasedStore, Group, LOAD_UNKNOWN, SPRUNG, Softness, Store, Substep};
 use crate::types::DrawPrimitive;
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 
@@ -288,7 +288,8 @@ pub struct Space {
     /// loaded chain); islands with limits or force clamps (swept by Gauss–Seidel) take all
     /// of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
     /// m/s and 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
-    /// swing needs it, which can only take energy out of what moves in it. Default `true`:
+    /// swing needs it (unless such a body has a soft joint, whose spring is relative to
+    /// the masses), which can only take energy out of what moves in it. Default `true`:
     /// a 200-link chain hanging at rest takes 1, released horizontally 2 to 6 (mostly 3),
     /// the heavy ball swinging on its chain up to 7.
     pub adaptive_substeps: bool,
@@ -356,9 +357,8 @@ struct IslandState {
     /// Each body's transverse swing `ω` (rad/s) and each island's whether any body moves
     /// faster than [`REST_SPEED`] or [`REST_SPIN`].
     body_swing: Vec<f32>,
-    /// Bodies with a constraint whose load is not known (no impulse last step): their
-    /// island is not resting.
-    body_unknown: Vec<bool>,
+    /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
+    body_flags: Vec<u8>,
     island_restless: Vec<bool>,
     /// The mass multiple `α ≥ 1` of each body of a resting island for its one substep,
     /// whether any is above 1, and the inverse masses the exact group solves with
@@ -1579,7 +1579,9 @@ impl Space {
     /// only while `ω·h` is about 1.
     /// An island whose bodies all move slower than [`REST_SPEED`] and [`REST_SPIN`], with
     /// every load known, rests: it takes one substep, its bodies weighted where the swing
-    /// needs it (see [`weigh_resting_bodies`](Self::weigh_resting_bodies)).
+    /// needs it (see [`weigh_resting_bodies`](Self::weigh_resting_bodies)), unless a body
+    /// that needs it has a soft constraint (a spring relative to the masses, which the
+    /// weighting would stiffen).
     /// Read from the state alone (poses, velocities, the last step's impulses), so a
     /// restored snapshot chooses as the original did.
     fn choose_exact_substeps(&mut self, dt: f32) {
@@ -1593,13 +1595,13 @@ impl Space {
         self.islands
             .body_stiffness
             .resize(self.poses.len(), [0.0; 2]);
-        self.islands.body_unknown.clear();
-        self.islands.body_unknown.resize(self.poses.len(), false);
+        self.islands.body_flags.clear();
+        self.islands.body_flags.resize(self.poses.len(), 0);
         for &s in &self.store_order {
             self.stores[s].geometric_stiffness(
                 &self.poses,
                 &mut self.islands.body_stiffness,
-                &mut self.islands.body_unknown,
+                &mut self.islands.body_flags,
             );
         }
         self.islands.island_fastest.clear();
@@ -1629,11 +1631,16 @@ impl Space {
             // In units of the turn each may take per substep.
             let fastest = &mut self.islands.island_fastest[island as usize];
             *fastest = fastest.max((swing / STABLE_SWING).max(spin / STABLE_SPIN));
-            self.islands.island_restless[island as usize] |= !(velocity.linear.length()
-                <= REST_SPEED
+            // Resting needs every load known, and no spring on a body the weighting would
+            // make heavier (its mass-relative spring would stiffen).
+            let flags = self.islands.body_flags[b];
+            let weighted = swing * dt > RESTING_SWING;
+            let rests = velocity.linear.length() <= REST_SPEED
                 && spin <= REST_SPIN
                 && swing.is_finite()
-                && !self.islands.body_unknown[b]);
+                && flags & LOAD_UNKNOWN == 0
+                && !(weighted && flags & SPRUNG != 0);
+            self.islands.island_restless[island as usize] |= !rests;
         }
         for ((n, &fastest), &restless) in self
             .islands
@@ -2113,6 +2120,19 @@ mod tests {
     /// every body is set moving at 1 m/s: the exact substeps its island chose for the last
     /// step.
     fn chosen_substeps(links: usize, ball: f32, steps: usize, push: bool) -> u32 {
+        let push = push.then_some(Vec2::X);
+        chosen_substeps_with(ConstraintSettings::default(), links, ball, steps, push)
+    }
+
+    /// [`chosen_substeps`] with every joint's `settings`, and `push` the velocity every
+    /// body is given before the last step (`Vec2::ZERO`: stilled, at rest with its load).
+    fn chosen_substeps_with(
+        settings: ConstraintSettings,
+        links: usize,
+        ball: f32,
+        steps: usize,
+        push: Option<Vec2>,
+    ) -> u32 {
         let mut space = Space::new();
         space.gravity = Vec2::new(0.0, -10.0);
         let mut previous = space.add_body(Body::static_body()).unwrap();
@@ -2121,12 +2141,10 @@ mod tests {
             let link = Body::dynamic(0.25, 0.0221).at(Vec2::new(0.0, -0.5 - i as f32));
             let link = space.add_body(link).unwrap();
             space
-                .add_constraint(crate::PivotJoint::new(
-                    previous,
-                    link,
-                    anchor,
-                    Vec2::new(0.0, 0.5),
-                ))
+                .add_constraint_with(
+                    crate::PivotJoint::new(previous, link, anchor, Vec2::new(0.0, 0.5)),
+                    settings,
+                )
                 .unwrap();
             (previous, anchor) = (link, Vec2::new(0.0, -0.5));
         }
@@ -2134,22 +2152,21 @@ mod tests {
             let at = Vec2::new(0.0, -(links as f32) - 1.0);
             let ball = space.add_body(Body::dynamic(ball, ball).at(at)).unwrap();
             space
-                .add_constraint(crate::PivotJoint::new(
-                    previous,
-                    ball,
-                    anchor,
-                    Vec2::new(0.0, 1.0),
-                ))
+                .add_constraint_with(
+                    crate::PivotJoint::new(previous, ball, anchor, Vec2::new(0.0, 1.0)),
+                    settings,
+                )
                 .unwrap();
         }
         for _ in 0..steps {
             space.step(1.0 / 60.0);
         }
-        if push {
+        if let Some(velocity) = push {
             let handles: Vec<_> = space.bodies().map(|(h, _)| h).collect();
             for h in handles {
                 if let Ok(mut body) = space.body_mut(h) {
-                    let _ = body.set_velocity(Vec2::X);
+                    let _ = body.set_velocity(velocity);
+                    let _ = body.set_angular_velocity(0.0);
                 }
             }
             space.step(1.0 / 60.0);
@@ -2189,6 +2206,19 @@ mod tests {
         }
         // The first step, with no load to read, is not taken as resting.
         assert_eq!(chosen_substeps(200, 0.0, 1, false), MIN_EXACT_SUBSTEPS);
+        // Soft joints rest only where no body needs weighting: their springs are relative
+        // to the masses, which the weighting would make stiffer.
+        let soft = ConstraintSettings::soft(30.0, 1.0);
+        let still = Some(Vec2::ZERO);
+        assert_eq!(
+            chosen_substeps_with(soft, 10, 0.0, 120, still),
+            1,
+            "soft, light"
+        );
+        assert!(
+            chosen_substeps_with(soft, 10, 4000.0, 120, still) > 1,
+            "soft, ball"
+        );
         // Off: every island takes all of them.
         let mut space = Space::new();
         space.adaptive_substeps = false;

@@ -161,6 +161,13 @@ impl Break {
     }
 }
 
+/// [`ErasedStore::geometric_stiffness`]'s flag of a body with a constraint whose load
+/// the last step did not measure (just added or idle).
+pub(crate) const LOAD_UNKNOWN: u8 = 1;
+/// Its flag of a body with a soft constraint: the spring is relative to the masses, so
+/// the weighting of a resting island would stiffen it.
+pub(crate) const SPRUNG: u8 = 2;
+
 /// One constraint and everything the solver caches for it.
 ///
 /// The fields are laid out (`repr(C)`, each entry on its own cache lines) by how often the
@@ -567,8 +574,8 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// constraint with rows swept by Gauss–Seidel (limits, force clamps), which converge
     /// with the substeps, get infinity: their islands take every substep.
     /// Bodies of a constraint that acts without a last step's impulse to read (just
-    /// added, or idle) are flagged in `unknown`.
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], unknown: &mut [bool]);
+    /// added, or idle) get [`LOAD_UNKNOWN`] in `flags`, those of a soft one [`SPRUNG`].
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
@@ -1440,7 +1447,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], unknown: &mut [bool]) {
+    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]) {
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
@@ -1462,12 +1469,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
                 continue;
             }
-            if !e.solving || e.previous_h <= 0.0 {
-                if e.settings.active && e.broken.is_none() {
-                    for &b in &e.bodies {
-                        unknown[b] = true;
-                    }
+            if e.settings.active && e.broken.is_none() {
+                let flag = if !e.solving || e.previous_h <= 0.0 {
+                    LOAD_UNKNOWN
+                } else if !e.settings.stiff && !T::VELOCITY_ONLY {
+                    SPRUNG
+                } else {
+                    0
+                };
+                for &b in &e.bodies {
+                    flags[b] |= flag;
                 }
+            }
+            if !e.solving || e.previous_h <= 0.0 {
                 continue;
             }
             if e.impulse.iter().all(|&x| x == 0.0) {
