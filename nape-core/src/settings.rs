@@ -13,7 +13,11 @@ use crate::error::Error;
 /// * **Soft** constraints (`stiff = false`) behave as a damped spring of natural
 ///   `frequency` (Hz) and damping ratio `damping`, whatever the masses of the bodies (the
 ///   softness is relative to the constraint's own effective mass, as in Nape), and take no
-///   part in the position iterations.
+///   part in the position iterations. Being relative to the effective mass, the spring's
+///   stiffness is that mass times `(2π·frequency)²`: a joint between light bodies that
+///   carries a heavy load stretches by the load over that, e.g. about 4 m for a joint
+///   between 0.25 kg links holding 500 N at 5 Hz, so a long chain of such joints hangs far
+///   longer than its links.
 /// * **Velocity-only** constraints ([`Constraint::VELOCITY_ONLY`], e.g. a motor) have no
 ///   position error: `stiff`, `frequency`, `damping`, `max_error` and `break_under_error`
 ///   do nothing for them.
