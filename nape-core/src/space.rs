@@ -26,7 +26,7 @@ const STABLE_SPIN: f32 = 0.2;
 /// The fewest substeps an exactly solved island takes when adapting: at one, a swinging
 /// chain's position projection (which moves bodies without a velocity) leaves reported
 /// velocities metres per second off the motion, and a microsecond step followed by a
-/// normal one sees no load to adapt to.
+/// normal one sees no load to adapt to. (An island at rest takes one: see [`REST_SPEED`].)
 const MIN_EXACT_SUBSTEPS: u32 = 2;
 
 /// The speeds (m/s, rad/s) under which every body of an acyclic island must be for it to
@@ -354,11 +354,9 @@ struct IslandState {
     /// allowed turn (see `choose_exact_substeps`).
     body_stiffness: Vec<[f32; 2]>,
     island_fastest: Vec<f32>,
-    /// Each body's transverse swing `ω` (rad/s) and each island's whether any body moves
-    /// faster than [`REST_SPEED`] or [`REST_SPIN`].
-    body_swing: Vec<f32>,
     /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
     body_flags: Vec<u8>,
+    /// Each island's whether it does not rest (see `choose_exact_substeps`).
     island_restless: Vec<bool>,
     /// The mass multiple `α ≥ 1` of each body of a resting island for its one substep,
     /// whether any is above 1, and the inverse masses the exact group solves with
@@ -1612,8 +1610,9 @@ impl Space {
         self.islands
             .island_restless
             .resize(self.islands.island_substeps.len(), false);
-        self.islands.body_swing.clear();
-        self.islands.body_swing.resize(self.poses.len(), 0.0);
+        // Each body's weight should its island rest (see `weigh_resting_bodies`).
+        self.islands.body_weight.clear();
+        self.islands.body_weight.resize(self.poses.len(), 1.0);
         for (b, &island) in self.islands.body_island.iter().enumerate() {
             if island == NONE {
                 continue;
@@ -1625,7 +1624,9 @@ impl Space {
             } else {
                 f32::INFINITY
             };
-            self.islands.body_swing[b] = swing;
+            let turn = swing * dt / RESTING_SWING;
+            let weight = if turn > 1.0 { turn * turn } else { 1.0 };
+            self.islands.body_weight[b] = weight;
             let velocity = self.velocities[b];
             let spin = velocity.angular.abs();
             // In units of the turn each may take per substep.
@@ -1634,12 +1635,11 @@ impl Space {
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
-            let weighted = swing * dt > RESTING_SWING;
             let rests = velocity.linear.length() <= REST_SPEED
                 && spin <= REST_SPIN
                 && swing.is_finite()
                 && flags & LOAD_UNKNOWN == 0
-                && !(weighted && flags & SPRUNG != 0);
+                && !(weight > 1.0 && flags & SPRUNG != 0);
             self.islands.island_restless[island as usize] |= !rests;
         }
         for ((n, &fastest), &restless) in self
@@ -1658,19 +1658,18 @@ impl Space {
                 most
             };
         }
-        // A resting island's one substep holds its swing by weighing its bodies more.
-        self.islands.body_weight.clear();
-        self.islands.body_weight.resize(self.poses.len(), 1.0);
+        // Only a resting island's one substep holds its swing by weighing its bodies more.
         self.islands.any_weighted = false;
-        for (b, &island) in self.islands.body_island.iter().enumerate() {
+        for (weight, &island) in self
+            .islands
+            .body_weight
+            .iter_mut()
+            .zip(&self.islands.body_island)
+        {
             if island == NONE || self.islands.island_restless[island as usize] {
-                continue;
+                *weight = 1.0;
             }
-            let turn = self.islands.body_swing[b] * dt / RESTING_SWING;
-            if turn > 1.0 {
-                self.islands.body_weight[b] = turn * turn;
-                self.islands.any_weighted = true;
-            }
+            self.islands.any_weighted |= *weight > 1.0;
         }
     }
 
