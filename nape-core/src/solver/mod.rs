@@ -1472,7 +1472,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if e.settings.active && e.broken.is_none() {
                 let flag = if !e.solving || e.previous_h <= 0.0 {
                     LOAD_UNKNOWN
-                } else if !e.settings.stiff && !T::VELOCITY_ONLY {
+                } else if !e.settings.stiff {
                     SPRUNG
                 } else {
                     0
