@@ -166,7 +166,8 @@ fn run_once(
     record
 }
 
-/// The first argument of a child process (`--isolate`): `CHILD scene config err_every`.
+/// The first argument of a child process (`--isolate`):
+/// `CHILD scene config_index err_every trace|quiet`.
 const CHILD: &str = "--child";
 
 /// Box2D's engine name in reports (its harness prints it too).
@@ -191,7 +192,12 @@ fn report_round(
 /// run then starts from a fresh process, so no engine keeps the stack and heap placement
 /// one process happened to get (on this machine that alone moves a run's time by a
 /// third, for Box2D's C harness as much as for nape).
-fn run_isolated(config: Config, scene: Scene, err_every: usize) -> Result<RunRecord, String> {
+fn run_isolated(
+    config: Config,
+    scene: Scene,
+    err_every: usize,
+    trace: bool,
+) -> Result<RunRecord, String> {
     let all = Config::all(&[Engine::Nape, Engine::Rapier]);
     let index = all
         .iter()
@@ -204,15 +210,15 @@ fn run_isolated(config: Config, scene: Scene, err_every: usize) -> Result<RunRec
             scene.name(),
             &index.to_string(),
             &err_every.to_string(),
+            if trace { "trace" } else { "quiet" },
         ])
+        // The child's trace and errors go straight to this process's stderr.
+        .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
-        return Err(format!(
-            "child run failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
+        return Err(format!("child run failed ({})", output.status));
     }
     parse_record(text.trim()).ok_or_else(|| format!("child printed `{text}`"))
 }
@@ -223,14 +229,19 @@ fn run_child(args: &[String]) -> ExitCode {
         let scene = Scene::from_name(args.first()?)?;
         let index: usize = args.get(1)?.parse().ok()?;
         let err_every: usize = args.get(2)?.parse().ok()?;
+        let trace = match args.get(3)?.as_str() {
+            "trace" => true,
+            "quiet" => false,
+            _ => return None,
+        };
         let config = *Config::all(&[Engine::Nape, Engine::Rapier]).get(index)?;
-        Some((scene, config, err_every))
+        Some((scene, config, err_every, trace))
     })();
-    let Some((scene, config, err_every)) = parsed else {
-        eprintln!("usage: nape-peers {CHILD} SCENE CONFIG_INDEX ERR_EVERY");
+    let Some((scene, config, err_every, trace)) = parsed else {
+        eprintln!("usage: nape-peers {CHILD} SCENE CONFIG_INDEX ERR_EVERY trace|quiet");
         return ExitCode::FAILURE;
     };
-    let record = run_once(config, scene, &scene.describe(), err_every, false);
+    let record = run_once(config, scene, &scene.describe(), err_every, trace);
     println!("{}", format_record(&record));
     ExitCode::SUCCESS
 }
@@ -495,7 +506,7 @@ fn main() -> ExitCode {
         for (s, &scene) in options.scenes.iter().enumerate() {
             for (c, &config) in configs.iter().enumerate() {
                 let record = if options.isolate {
-                    run_isolated(config, scene, options.err_every)
+                    run_isolated(config, scene, options.err_every, options.trace)
                 } else {
                     Ok(run_once(
                         config,
