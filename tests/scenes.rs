@@ -855,6 +855,37 @@ fn chain_ignores_unrelated_bodies_added_first() {
     );
 }
 
+/// A 200-link chain hanging at rest (one substep a step, its top links weighted) alone and
+/// after a swinging chain (which takes 2 or more) was added: bit-identical poses. Islands
+/// with different substep counts run one after the other, and the weighting must touch
+/// only the resting island's own run.
+#[test]
+fn resting_chain_ignores_a_swinging_one_added_first() {
+    assert_insertion_independent(
+        "resting chain beside a swinging one",
+        |s| {
+            s.add_chain(
+                Vec2::new(300.0, 0.0),
+                30,
+                false,
+                1.0,
+                scenes::LINK_MASS,
+                scenes::LINK_INERTIA,
+            );
+        },
+        |s| {
+            s.add_chain(
+                Vec2::ZERO,
+                200,
+                true,
+                1.0,
+                scenes::LINK_MASS,
+                scenes::LINK_INERTIA,
+            )
+        },
+    );
+}
+
 /// A free ragdoll and, in the same space, a chain of 10 links hung from its own anchor:
 /// two unrelated acyclic islands, stepped 60 times. Joints stay within 1 cm.
 #[test]

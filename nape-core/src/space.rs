@@ -1547,7 +1547,7 @@ impl Space {
         // Acyclic islands with the same substep count run together, the counts one after
         // the other (they share no dynamic body).
         let most = self.exact_substeps.max(1);
-        self.weigh_resting_bodies(false);
+        self.weigh_resting_bodies();
         for n in (1..=most).rev() {
             let mut any = false;
             for (run, &count) in self
@@ -1564,7 +1564,7 @@ impl Space {
                 self.run_substeps(group, n, dt);
             }
         }
-        self.weigh_resting_bodies(true);
+        self.unweigh_resting_bodies();
         self.islands.island_run.fill(true);
         self.direct.set_active(&self.islands.island_run);
     }
@@ -1674,8 +1674,7 @@ impl Space {
     }
 
     /// Makes the inverse masses the exact group solves with those of
-    /// [`choose_exact_substeps`](Self::choose_exact_substeps)' weights, or the true ones
-    /// again (`undo`). A loaded chain's transverse mode turns by
+    /// [`choose_exact_substeps`](Self::choose_exact_substeps)' weights. A loaded chain's transverse mode turns by
     /// `ω·h` per substep; an exact solve linearised at the substep's start holds it only
     /// while that is below about [`STABLE_SWING`]. A resting island takes one substep
     /// nonetheless: its bodies' masses `M̃ = αM` with `α = (ω·h / RESTING_SWING)²` bring the
@@ -1684,36 +1683,49 @@ impl Space {
     /// "Geometric Stiffness for Real-time Constrained Multibody Dynamics"). Its momentum
     /// `M v` carried into the heavier solve, the step can only lose kinetic energy: it
     /// damps what moves in a resting island, never what swings.
-    fn weigh_resting_bodies(&mut self, undo: bool) {
+    fn weigh_resting_bodies(&mut self) {
         if !self.islands.any_weighted {
             return;
         }
-        if !undo {
-            self.islands.exact_masses.clone_from(&self.inverse_masses);
-            for (inverse, &alpha) in self
-                .islands
-                .exact_masses
-                .iter_mut()
-                .zip(&self.islands.body_weight)
-            {
-                if alpha > 1.0 {
-                    inverse.mass /= alpha;
-                    inverse.inertia /= alpha;
-                }
+        self.islands.exact_masses.clone_from(&self.inverse_masses);
+        for (inverse, &alpha) in self
+            .islands
+            .exact_masses
+            .iter_mut()
+            .zip(&self.islands.body_weight)
+        {
+            if alpha > 1.0 {
+                inverse.mass /= alpha;
+                inverse.inertia /= alpha;
             }
         }
         std::mem::swap(&mut self.inverse_masses, &mut self.islands.exact_masses);
     }
 
+    /// Puts the true inverse masses back after the exact group
+    /// ([`weigh_resting_bodies`](Self::weigh_resting_bodies) kept them aside).
+    fn unweigh_resting_bodies(&mut self) {
+        if self.islands.any_weighted {
+            std::mem::swap(&mut self.inverse_masses, &mut self.islands.exact_masses);
+        }
+    }
+
     /// `v ← M̃⁻¹ M v` for the weighted bodies, once their forces are in `v` (see
     /// [`weigh_resting_bodies`](Self::weigh_resting_bodies)): the solve then needs the
     /// impulses the true masses do, so the load read from them does not grow with `α`.
+    /// Only bodies of the islands in the current run: weighted bodies rest in islands of
+    /// one substep, which run after those of more.
     fn carry_momentum_into_weights(&mut self) {
         if !self.islands.any_weighted {
             return;
         }
-        for (v, &alpha) in self.velocities.iter_mut().zip(&self.islands.body_weight) {
-            if alpha > 1.0 {
+        for ((v, &alpha), &island) in self
+            .velocities
+            .iter_mut()
+            .zip(&self.islands.body_weight)
+            .zip(&self.islands.body_island)
+        {
+            if alpha > 1.0 && in_group(true, &self.islands.island_run, island) {
                 v.linear /= alpha;
                 v.angular /= alpha;
             }
@@ -1751,7 +1763,6 @@ impl Space {
                 }
             }
             if exact {
-                // Weighted bodies are only in islands of one substep.
                 self.carry_momentum_into_weights();
                 self.direct.begin_substep();
             }
