@@ -167,7 +167,8 @@ fn run_once(
 }
 
 /// The first argument of a child process (`--isolate`):
-/// `CHILD scene config_index err_every trace|quiet`.
+/// `CHILD scene nape|rapier index err_every trace|quiet` (`index` into that engine's
+/// list of settings).
 const CHILD: &str = "--child";
 
 /// Box2D's engine name in reports (its harness prints it too).
@@ -198,16 +199,16 @@ fn run_isolated(
     err_every: usize,
     trace: bool,
 ) -> Result<RunRecord, String> {
-    let all = Config::all(&[Engine::Nape, Engine::Rapier]);
-    let index = all
-        .iter()
-        .position(|c| c.engine() == config.engine() && c.label() == config.label())
-        .ok_or("configuration not found")?;
+    let (engine, index) = match config {
+        Config::Nape(i) => ("nape", i),
+        Config::Rapier(i) => ("rapier", i),
+    };
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let output = std::process::Command::new(exe)
         .args([
             CHILD,
             scene.name(),
+            engine,
             &index.to_string(),
             &err_every.to_string(),
             if trace { "trace" } else { "quiet" },
@@ -227,18 +228,22 @@ fn run_isolated(
 fn run_child(args: &[String]) -> ExitCode {
     let parsed = (|| {
         let scene = Scene::from_name(args.first()?)?;
-        let index: usize = args.get(1)?.parse().ok()?;
-        let err_every: usize = args.get(2)?.parse().ok()?;
-        let trace = match args.get(3)?.as_str() {
+        let index: usize = args.get(2)?.parse().ok()?;
+        let config = match args.get(1)?.as_str() {
+            "nape" if index < NAPE_CONFIGS.len() => Config::Nape(index),
+            "rapier" if index < RAPIER_CONFIGS.len() => Config::Rapier(index),
+            _ => return None,
+        };
+        let err_every: usize = args.get(3)?.parse().ok()?;
+        let trace = match args.get(4)?.as_str() {
             "trace" => true,
             "quiet" => false,
             _ => return None,
         };
-        let config = *Config::all(&[Engine::Nape, Engine::Rapier]).get(index)?;
         Some((scene, config, err_every, trace))
     })();
     let Some((scene, config, err_every, trace)) = parsed else {
-        eprintln!("usage: nape-peers {CHILD} SCENE CONFIG_INDEX ERR_EVERY trace|quiet");
+        eprintln!("usage: nape-peers {CHILD} SCENE nape|rapier INDEX ERR_EVERY trace|quiet");
         return ExitCode::FAILURE;
     };
     let record = run_once(config, scene, &scene.describe(), err_every, trace);
