@@ -12,9 +12,9 @@
 //! the reports quote medians over the rounds. Only the engine's step call is timed.
 //! `--isolate` runs every configuration's run in a fresh child process, and `--box2d`
 //! runs Box2D v3's harness (`benches/peers/box2d/run.sh --build-only` builds it) once
-//! per round and scene beside them: on this machine where a process's stack happens to
-//! land moves its time by up to a third, for every engine alike, so only runs in fresh
-//! processes, in the same rounds, compare.
+//! per round and scene beside them: on this machine a process's step time sits at one of
+//! two levels a third apart for its whole life, for every engine alike, so only runs in
+//! fresh processes, in the same rounds, compare.
 //! `--trace` prints every error evaluation (step, max and mean separation) to stderr.
 //! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
 //! markers with each engine's default-settings rows and the plot (linked relative to the
@@ -190,9 +190,9 @@ fn report_round(
 }
 
 /// Runs one configuration in a child process of this binary and reads its record: every
-/// run then starts from a fresh process, so no engine keeps the stack and heap placement
-/// one process happened to get (on this machine that alone moves a run's time by a
-/// third, for Box2D's C harness as much as for nape).
+/// run then starts from a fresh process, so no engine keeps the speed one process
+/// happened to get (on this machine that alone moves a run's time by a third, for Box2D's
+/// C harness as much as for nape).
 fn run_isolated(
     config: Config,
     scene: Scene,
