@@ -1,5 +1,5 @@
 //! The solver's scene list: every scene of the solver issue with a documented bound, at
-//! 60 Hz, gravity (0, −10) and the space's defaults (6 substeps, 8 for the exact solves of acyclic
+//! 60 Hz, gravity (0, −10) and the space's defaults (5 substeps, 8 for the exact solves of acyclic
 //! islands), bodies with mass and inertia set directly.
 //!
 //! Each test prints what it measured (`cargo test --test scenes -- --nocapture`). The

@@ -66,6 +66,13 @@ const SETTLED: f32 = 1e-10;
 /// still violated.
 const LIMIT_ROUNDS: usize = 8;
 
+/// The stiffest swept stiff rows get, in hertz per substep rate (at 5 substeps and 60 Hz,
+/// 90 Hz): 0.3 holds every joint grid from 2 × 2 to 100 × 100 for 2 s at 4, 5, 6 and 8
+/// substeps (and every seventh size for 10 s at 4 and 5), 0.35 diverges at 4. Box2D v3
+/// caps its contacts at 0.25; the grid's error is set by the springs' frequency alone (at
+/// 90 Hz, 0.28 m run max whether 5 substeps of 0.3 or 6 of 0.25).
+const SWEPT_HERTZ_PER_RATE: f32 = 0.3;
+
 /// The largest rotation of a dynamic body in one substep (Box2D's `b2_maxRotation`): the
 /// solver's linearisation means nothing beyond it.
 const MAX_ROTATION: f32 = 0.25 * std::f32::consts::PI;
@@ -274,8 +281,8 @@ pub struct Space {
     /// (meshes), bodies without constraints, and every island when `direct_solve` is off —
     /// in the soft step of Box2D v3: each integrates, solves, moves the bodies and relaxes.
     /// More substeps resolve fast rotations and meshes better (a mesh's joints are as
-    /// stiff as a quarter of the substep rate allows). Default 6: Box2D's 100 × 100 joint
-    /// grid then hangs within 0.28 m. 0 is treated as 1.
+    /// stiff as 0.3 of the substep rate allows). Default 5: Box2D's 100 × 100 joint grid
+    /// then hangs within 0.28 m (0.04 m at the end of 5 s). 0 is treated as 1.
     pub substeps: u32,
     /// Substeps per step of the islands solved exactly (acyclic: chains, trees, ragdolls,
     /// bridges; see `direct_solve`). An exact solve needs no iterations, but a heavily
@@ -303,8 +310,8 @@ pub struct Space {
     /// `false` solves every island by Gauss–Seidel sweeps alone.
     pub direct_solve: bool,
     /// Stiffness (Hz) given to the stiff rows of islands with loops, which Gauss–Seidel
-    /// sweeps cannot make rigid without diverging; always capped at a quarter of the
-    /// substep rate (90 Hz at 60 Hz and 6 substeps), the stiffest they stay stable at.
+    /// sweeps cannot make rigid without diverging; always capped at 0.3 of the substep
+    /// rate (90 Hz at 60 Hz and 5 substeps), the stiffest they stay stable at.
     /// Default `f32::INFINITY`: as stiff as the substeps allow.
     pub joint_hertz: f32,
     /// Damping ratio of that stiffness. Default 2 (well over-damped).
@@ -402,13 +409,13 @@ impl std::fmt::Debug for Space {
 
 impl Space {
     /// An empty space: no gravity (as in Nape), exact solves of acyclic islands in 8
-    /// substeps, 6 substeps with one biased and one relax sweep each for the others.
+    /// substeps, 5 substeps with one biased and one relax sweep each for the others.
     #[must_use]
     pub fn new() -> Self {
         Self {
             id: NEXT_SPACE_ID.fetch_add(1, Ordering::Relaxed),
             gravity: Vec2::ZERO,
-            substeps: 6,
+            substeps: 5,
             exact_substeps: 8,
             adaptive_substeps: true,
             velocity_iterations: 1,
@@ -1740,7 +1747,7 @@ impl Space {
         let mut substep = Substep {
             h,
             joint_softness: Softness::spring(
-                self.joint_hertz.min(0.25 / h),
+                self.joint_hertz.min(SWEPT_HERTZ_PER_RATE / h),
                 self.joint_damping_ratio,
                 h,
             ),

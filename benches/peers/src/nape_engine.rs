@@ -54,7 +54,7 @@ pub const NAPE_CONFIGS: &[NapeConfig] = &[
 /// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
 /// list.
 pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (exact solve of acyclic islands \
-in 8 substeps, 6 substeps of one biased and one relax sweep for islands with loops) with \
+in 8 substeps, 5 substeps of one biased and one relax sweep for islands with loops) with \
 gravity set; `sN` = N substeps for both; `GS` = `direct_solve` off (every island by \
 Gauss–Seidel sweeps).";
 
