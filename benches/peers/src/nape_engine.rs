@@ -47,7 +47,10 @@ pub const NAPE_CONFIGS: &[NapeConfig] = &[
     },
     NapeConfig {
         label: "s6 GS",
-        apply: |space| space.direct_solve = false,
+        apply: |space| {
+            space.direct_solve = false;
+            space.substeps = 6;
+        },
     },
 ];
 
