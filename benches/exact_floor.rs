@@ -4,7 +4,8 @@
 //! off) and as a hand-written solver specialised to that scene takes it. The hand-written
 //! step does what nape's exact substep does for a chain — each substep: gravity, the pivot
 //! rows at the current poses, the block-tridiagonal `K = J M⁻¹ Jᵀ` factored (`LDLᵀ` in
-//! `f64`), the velocity solve `K λ = −J v`, the pose update, and the position projection
+//! `f64`), the velocity solve `K λ = −J v`, the pose update (turned as nape turns a pose, without
+//! a sine or cosine), and the position projection
 //! `K μ = −C` with the same factor — and nothing else: no warm start, no guard, no
 //! compliance, no impulse bookkeeping, no other joint types. The ratio of the two is how much
 //! the generic machinery costs (ARCHITECTURE.md, "Where the time goes").
@@ -12,7 +13,7 @@
 //! `cargo bench --bench exact_floor`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nape::{Space, Vec2};
+use nape::{Pose, Space, Vec2, Velocity};
 
 #[path = "../examples/common/scenes.rs"]
 mod scenes;
@@ -34,18 +35,25 @@ fn nape_chain() -> Space {
 }
 
 /// A body of the hand-written chain.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Link {
-    position: Vec2,
-    angle: f32,
-    rotation: Vec2,
+    /// Position, angle and its cosine and sine, turned as nape turns them (no sine or
+    /// cosine per substep).
+    pose: Pose,
     velocity: Vec2,
     spin: f32,
 }
 
 impl Link {
+    fn motion(&self) -> Velocity {
+        Velocity {
+            linear: self.velocity,
+            angular: self.spin,
+        }
+    }
+
     fn turn(&self, local: Vec2) -> Vec2 {
-        self.rotation.rotate(local)
+        self.pose.rotate(local)
     }
 }
 
@@ -68,13 +76,14 @@ impl HandChain {
     fn new() -> Self {
         let mut links = vec![
             Link {
-                rotation: Vec2::X,
-                ..Link::default()
+                pose: Pose::new(Vec2::ZERO, 0.0),
+                velocity: Vec2::ZERO,
+                spin: 0.0,
             };
             LINKS + 1
         ];
         for (i, link) in links.iter_mut().enumerate().skip(1) {
-            link.position = Vec2::new(i as f32 - 0.5, 0.0);
+            link.pose = Pose::new(Vec2::new(i as f32 - 0.5, 0.0), 0.0);
         }
         Self {
             links,
@@ -125,17 +134,11 @@ impl HandChain {
                 },
             );
             for link in &mut self.links[1..] {
-                link.position += link.velocity * h;
-                link.angle += link.spin * h;
-                link.rotation = Vec2::from_angle(link.angle);
+                link.pose = link.pose.integrate(link.motion(), h);
             }
             self.correct(Self::error, |link, linear, angular| {
-                link.position += linear;
-                link.angle += angular;
+                link.pose = link.pose.integrate(Velocity { linear, angular }, 1.0);
             });
-            for link in &mut self.links[1..] {
-                link.rotation = Vec2::from_angle(link.angle);
-            }
         }
     }
 
@@ -158,7 +161,7 @@ impl HandChain {
     /// Anchor separation of `joint` at the current poses.
     fn error(&self, joint: usize) -> Vec2 {
         let (a, b) = (&self.links[joint], &self.links[joint + 1]);
-        b.position + b.turn(Self::ANCHOR_B) - a.position - a.turn(Self::anchor_a(joint))
+        b.pose.position + b.turn(Self::ANCHOR_B) - a.pose.position - a.turn(Self::anchor_a(joint))
     }
 
     /// The rows at the current poses and the block-tridiagonal `LDLᵀ` of `K`.
