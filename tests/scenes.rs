@@ -494,7 +494,8 @@ fn hang_by_left_hand(s: &mut Scene, doll: &Ragdoll) {
 /// to the pins stretch under the net's weight, which grows with `n`; Box2D v3 (the same
 /// soft step) reaches 0.494 m at n = 100, rapier 0.626 m (reference/ecosystem.md), so the
 /// bound is Box2D's figure scaled linearly with `n`, plus a fifth. The worst per size is
-/// printed.
+/// printed. `NAPE_GRID_SUBSTEPS=4,5,6,8` runs the sizes at each of those substep counts
+/// instead of the default (the springs' stiffness, 0.3 of the substep rate, holds at each).
 #[test]
 fn joint_grids_of_every_size() {
     let sizes: Vec<usize> = if long() {
@@ -502,18 +503,42 @@ fn joint_grids_of_every_size() {
     } else {
         (2..=30).chain([40, 50]).collect()
     };
-    let mut worst = Vec::new();
-    for n in sizes {
-        let mut s = scenes::joint_grid(n);
-        let r = run(&mut s, 120, DT);
-        worst.push((n, r.max_error, s.error().0));
-    }
-    for &(n, run_max, last) in &worst {
-        println!("joint_grid {n:>3}: run max error {run_max:.2e}, final {last:.2e}");
-    }
-    for &(n, run_max, _) in &worst {
-        let bound = 0.006 * n as f32 + 0.01;
-        assert!(run_max <= bound, "grid {n}: run max {run_max} > {bound}");
+    let substeps: Vec<Option<u32>> = match std::env::var("NAPE_GRID_SUBSTEPS") {
+        Ok(list) => list
+            .split(',')
+            .map(|n| {
+                Some(
+                    n.trim()
+                        .parse()
+                        .expect("NAPE_GRID_SUBSTEPS: a list of counts"),
+                )
+            })
+            .collect(),
+        Err(_) => vec![None],
+    };
+    for substeps in substeps {
+        let mut worst = Vec::new();
+        for &n in &sizes {
+            let mut s = scenes::joint_grid(n);
+            if let Some(substeps) = substeps {
+                s.space.substeps = substeps;
+            }
+            let r = run(&mut s, 120, DT);
+            worst.push((n, r.max_error, s.error().0));
+        }
+        let label = substeps.map_or("default".to_string(), |n| n.to_string());
+        for &(n, run_max, last) in &worst {
+            println!(
+                "joint_grid {n:>3} ({label} substeps): run max error {run_max:.2e}, final {last:.2e}"
+            );
+        }
+        for &(n, run_max, _) in &worst {
+            let bound = 0.006 * n as f32 + 0.01;
+            assert!(
+                run_max <= bound,
+                "grid {n} ({label} substeps): run max {run_max} > {bound}"
+            );
+        }
     }
 }
 
