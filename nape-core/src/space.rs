@@ -69,10 +69,10 @@ const LIMIT_ROUNDS: usize = 8;
 /// The stiffest swept stiff rows get, in hertz per substep rate (at 5 substeps and 60 Hz,
 /// 90 Hz): 0.3 holds every joint grid from 2 × 2 to 100 × 100 for 2 s at 4, 5, 6 and 8
 /// substeps (`NAPE_LONG=1 NAPE_GRID_SUBSTEPS=4,5,6,8 cargo test --release --test scenes
-/// joint_grids`); at 0.35 the 100 × 100 grid comes apart (by 100 m and more) at 4 and 5
-/// substeps (`solver_scenes grid --substeps 4`). Box2D v3 caps its contacts at 0.25; the grid's error
-/// is set by the springs' frequency alone (at 90 Hz, 0.28 m run max whether 5 substeps of
-/// 0.3 or 6 of 0.25).
+/// joint_grids`); set to 0.35, the 100 × 100 grid comes apart by 100 m and more at 4 and
+/// 5 substeps (`cargo run --release --example solver_scenes -- grid --substeps 4`). Box2D
+/// v3 caps its contacts at 0.25; the grid's error is set by the springs' frequency alone
+/// (at 90 Hz, 0.28 m run max whether 5 substeps of 0.3 or 6 of 0.25).
 const SWEPT_HERTZ_PER_RATE: f32 = 0.3;
 
 /// The largest rotation of a dynamic body in one substep (Box2D's `b2_maxRotation`): the
