@@ -20,7 +20,7 @@ pub struct NapeConfig {
 
 /// The nape settings measured, from cheap to expensive (the plot's line joins them in
 /// this order). Keep labels short: they are printed beside the markers of the accuracy
-/// plot.
+/// plot. `instructions.sh` counts the entry at index 2 as `default`.
 pub const NAPE_CONFIGS: &[NapeConfig] = &[
     NapeConfig {
         label: "s4",
