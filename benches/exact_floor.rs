@@ -44,6 +44,9 @@ struct Link {
     pose: Pose,
     velocity: Vec2,
     spin: f32,
+    /// The projection's displacement, summed over the body's joints before it is applied
+    /// (one pose update per body, as nape's projection does).
+    shift: Velocity,
 }
 
 impl Link {
@@ -81,6 +84,7 @@ impl HandChain {
                 pose: Pose::new(Vec2::ZERO, 0.0),
                 velocity: Vec2::ZERO,
                 spin: 0.0,
+                shift: Velocity::default(),
             };
             LINKS + 1
         ];
@@ -139,8 +143,13 @@ impl HandChain {
                 link.pose = link.pose.integrate(link.motion(), h);
             }
             self.correct(Self::error, |link, linear, angular| {
-                link.pose = link.pose.integrate(Velocity { linear, angular }, 1.0);
+                link.shift.linear += linear;
+                link.shift.angular += angular;
             });
+            for link in &mut self.links[1..] {
+                link.pose = link.pose.integrate(link.shift, 1.0);
+                link.shift = Velocity::default();
+            }
         }
     }
 
@@ -204,8 +213,8 @@ impl HandChain {
                 self.coupling[j] = c;
                 self.gain[j] = g;
             }
-            let det = k[0] * k[3] - k[1] * k[2];
-            self.inverse[j] = [k[3] / det, -k[1] / det, -k[2] / det, k[0] / det];
+            let r = 1.0 / (k[0] * k[3] - k[1] * k[2]);
+            self.inverse[j] = [k[3] * r, -k[1] * r, -k[2] * r, k[0] * r];
         }
     }
 
