@@ -1,14 +1,17 @@
-//! The floor under nape's exact solve: one step of the 200-link `chain` of
+//! The floor under nape's exact solve: the 600 steps of the 200-link `chain` of
 //! reference/scenes.md (released horizontally, pivots, gravity (0, −10), dt = 1/60) with
-//! 3 exact substeps, as `Space::step` takes it (`exact_substeps = 3`, adaptive substeps
-//! off) and as a hand-written solver specialised to that scene takes it. The hand-written
+//! 3 exact substeps, as `Space::step` takes them (`exact_substeps = 3`, adaptive substeps
+//! off) and as a hand-written solver specialised to that scene takes them. The hand-written
 //! step does what nape's exact substep does for a chain — each substep: gravity, the pivot
 //! rows at the current poses, the block-tridiagonal `K = J M⁻¹ Jᵀ` factored (`LDLᵀ` in
-//! `f64`), the velocity solve `K λ = −J v`, the pose update (turned as nape turns a pose, without
-//! a sine or cosine), and the position projection
-//! `K μ = −C` with the same factor — and nothing else: no warm start, no guard, no
-//! compliance, no impulse bookkeeping, no other joint types. The ratio of the two is how much
-//! the generic machinery costs (ARCHITECTURE.md, "Where the time goes").
+//! `f64`), the velocity solve `K λ = −J v`, the pose update (turned as nape turns a pose,
+//! without a sine or cosine), and the position projection `K μ = −C` with the same factor —
+//! and nothing else: no warm start, no guard, no compliance, no impulse bookkeeping, no
+//! other joint types. It runs twice: eliminating from the top down, and from both ends
+//! towards the middle joint (the factor and the solves are chains of dependent 2 × 2 block
+//! operations, link after link; two half-length chains, interleaved, let the core overlap
+//! them). The ratio of nape to these is how much the generic machinery costs
+//! (ARCHITECTURE.md, "Where the time goes").
 //!
 //! `cargo bench --bench exact_floor`.
 
@@ -75,10 +78,25 @@ struct HandChain {
     coupling: Vec<[f64; 4]>,
     gain: Vec<[f64; 4]>,
     rhs: Vec<[f64; 2]>,
+    /// Eliminate from both ends towards the middle joint (two independent dependency
+    /// chains, which the core overlaps) instead of from the top down.
+    two_ended: bool,
+    /// Two-ended only: each joint's own block `A_j`, and below the middle the gain
+    /// `C_{j+1} E_{j+1}⁻¹` from the joint after it.
+    block: Vec<[f64; 4]>,
+    gain_below: Vec<[f64; 4]>,
 }
 
 impl HandChain {
     fn new() -> Self {
+        Self::with_elimination(false)
+    }
+
+    fn two_ended() -> Self {
+        Self::with_elimination(true)
+    }
+
+    fn with_elimination(two_ended: bool) -> Self {
         let mut links = vec![
             Link {
                 pose: Pose::new(Vec2::ZERO, 0.0),
@@ -99,6 +117,9 @@ impl HandChain {
             coupling: vec![[0.0; 4]; LINKS],
             gain: vec![[0.0; 4]; LINKS],
             rhs: vec![[0.0; 2]; LINKS],
+            two_ended,
+            block: vec![[0.0; 4]; LINKS],
+            gain_below: vec![[0.0; 4]; LINKS],
         }
     }
 
@@ -128,7 +149,11 @@ impl HandChain {
             for link in &mut self.links[1..] {
                 link.velocity.y += GRAVITY * h;
             }
-            self.factor();
+            if self.two_ended {
+                self.factor_two_ended();
+            } else {
+                self.factor();
+            }
             self.correct(
                 |chain, j| {
                     let (a, b) = (&chain.links[j], &chain.links[j + 1]);
@@ -165,7 +190,11 @@ impl HandChain {
             let r = residual(self, j);
             self.rhs[j] = [-f64::from(r.x), -f64::from(r.y)];
         }
-        self.solve();
+        if self.two_ended {
+            self.solve_two_ended();
+        } else {
+            self.solve();
+        }
         self.apply(add);
     }
 
@@ -239,6 +268,114 @@ impl HandChain {
         }
     }
 
+    /// [`factor`](Self::factor) from both ends: joints above the middle `m` as there
+    /// (`D_j = A_j − C_jᵀ D_{j−1}⁻¹ C_j`), joints below it from the bottom up
+    /// (`E_j = A_j − C_{j+1} E_{j+1}⁻¹ C_{j+1}ᵀ`), one step of each per iteration, and the
+    /// middle from both.
+    fn factor_two_ended(&mut self) {
+        let (mb, ib) = (f64::from(INVERSE_MASS), f64::from(INVERSE_INERTIA));
+        for j in 0..LINKS {
+            self.lever_a[j] = self.links[j].turn(Self::anchor_a(j)).perp();
+            self.lever_b[j] = self.links[j + 1].turn(Self::ANCHOR_B).perp();
+            let (ma, ia) = Self::inverse_a(j);
+            let (p, q) = (self.lever_a[j].as_dvec2(), self.lever_b[j].as_dvec2());
+            let off = ia * p.x * p.y + ib * q.x * q.y;
+            self.block[j] = [
+                ma + mb + ia * p.x * p.x + ib * q.x * q.x,
+                off,
+                off,
+                ma + mb + ia * p.y * p.y + ib * q.y * q.y,
+            ];
+            if j > 0 {
+                let u = self.lever_b[j - 1].as_dvec2();
+                self.coupling[j] = [
+                    -(ma + ia * u.x * p.x),
+                    -(ia * u.x * p.y),
+                    -(ia * u.y * p.x),
+                    -(ma + ia * u.y * p.y),
+                ];
+            }
+        }
+        let m = LINKS / 2;
+        for k in 0..LINKS - m {
+            if k < m {
+                let j = k;
+                let mut d = self.block[j];
+                if j > 0 {
+                    let g = mul(&transpose(&self.coupling[j]), &self.inverse[j - 1]);
+                    d = sub(&d, &mul(&g, &self.coupling[j]));
+                    self.gain[j] = g;
+                }
+                self.inverse[j] = inverse(&d);
+            }
+            let j = LINKS - 1 - k;
+            if j > m {
+                let mut e = self.block[j];
+                if j + 1 < LINKS {
+                    let c = self.coupling[j + 1];
+                    let g = mul(&c, &self.inverse[j + 1]);
+                    e = sub(&e, &mul(&g, &transpose(&c)));
+                    self.gain_below[j] = g;
+                }
+                self.inverse[j] = inverse(&e);
+            }
+        }
+        let mut d = self.block[m];
+        if m > 0 {
+            let g = mul(&transpose(&self.coupling[m]), &self.inverse[m - 1]);
+            d = sub(&d, &mul(&g, &self.coupling[m]));
+            self.gain[m] = g;
+        }
+        if m + 1 < LINKS {
+            let c = self.coupling[m + 1];
+            let g = mul(&c, &self.inverse[m + 1]);
+            d = sub(&d, &mul(&g, &transpose(&c)));
+            self.gain_below[m] = g;
+        }
+        self.inverse[m] = inverse(&d);
+    }
+
+    /// [`solve`](Self::solve) with the two-ended factor: both halves' forward passes
+    /// interleaved towards the middle, then both back substitutions away from it.
+    fn solve_two_ended(&mut self) {
+        let m = LINKS / 2;
+        for k in 1..LINKS - m {
+            if k < m {
+                let r = times(&self.gain[k], self.rhs[k - 1]);
+                self.rhs[k] = [self.rhs[k][0] - r[0], self.rhs[k][1] - r[1]];
+            }
+            let j = LINKS - 1 - k;
+            if j > m {
+                let r = times(&self.gain_below[j], self.rhs[j + 1]);
+                self.rhs[j] = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
+            }
+        }
+        let mut y = self.rhs[m];
+        if m > 0 {
+            let r = times(&self.gain[m], self.rhs[m - 1]);
+            y = [y[0] - r[0], y[1] - r[1]];
+        }
+        if m + 1 < LINKS {
+            let r = times(&self.gain_below[m], self.rhs[m + 1]);
+            y = [y[0] - r[0], y[1] - r[1]];
+        }
+        self.rhs[m] = times(&self.inverse[m], y);
+        for k in 1..=m.max(LINKS - 1 - m) {
+            if k <= m {
+                let j = m - k;
+                let r = times(&self.coupling[j + 1], self.rhs[j + 1]);
+                let y = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
+                self.rhs[j] = times(&self.inverse[j], y);
+            }
+            let j = m + k;
+            if j < LINKS {
+                let r = times(&transpose(&self.coupling[j]), self.rhs[j - 1]);
+                let y = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
+                self.rhs[j] = times(&self.inverse[j], y);
+            }
+        }
+    }
+
     /// Hands each body its share `M⁻¹ Jᵀ λ` of the solution.
     fn apply(&mut self, mut add: impl FnMut(&mut Link, Vec2, f32)) {
         for j in 0..LINKS {
@@ -259,20 +396,61 @@ impl HandChain {
     }
 }
 
+/// 2 × 2 blocks, row-major.
+fn mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] + a[1] * b[2],
+        a[0] * b[1] + a[1] * b[3],
+        a[2] * b[0] + a[3] * b[2],
+        a[2] * b[1] + a[3] * b[3],
+    ]
+}
+
+fn transpose(a: &[f64; 4]) -> [f64; 4] {
+    [a[0], a[2], a[1], a[3]]
+}
+
+fn sub(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]
+}
+
+fn inverse(a: &[f64; 4]) -> [f64; 4] {
+    let r = 1.0 / (a[0] * a[3] - a[1] * a[2]);
+    [a[3] * r, -a[1] * r, -a[2] * r, a[0] * r]
+}
+
+fn times(a: &[f64; 4], x: [f64; 2]) -> [f64; 2] {
+    [a[0] * x[0] + a[1] * x[1], a[2] * x[0] + a[3] * x[1]]
+}
+
 fn exact_floor(c: &mut Criterion) {
     // Both hold the chain together over the 600 steps of the reference scene, so the
     // comparison is between two working solvers.
     let mut space = nape_chain();
     let mut hand = HandChain::new();
-    let mut hand_worst = 0.0f32;
-    for _ in 0..STEPS {
+    let mut two_ended = HandChain::two_ended();
+    let (mut hand_worst, mut two_ended_worst, mut apart) = (0.0f32, 0.0f32, 0.0f32);
+    for step in 0..STEPS {
         space.step(DT);
         hand.step();
+        two_ended.step();
         hand_worst = hand_worst.max(hand.max_error());
+        two_ended_worst = two_ended_worst.max(two_ended.max_error());
+        // The same factorisation in another order: the same motion until round-off
+        // grows in the swinging chain.
+        if step < 60 {
+            for (a, b) in hand.links.iter().zip(&two_ended.links) {
+                apart = apart.max((a.pose.position - b.pose.position).length());
+            }
+        }
     }
     assert!(
-        hand_worst < 0.02,
-        "hand-written chain opened {hand_worst} m"
+        hand_worst < 0.02 && two_ended_worst < 0.02,
+        "hand-written chain opened {hand_worst} m, two-ended {two_ended_worst} m"
+    );
+    assert!(
+        apart < 1e-3,
+        "the two eliminations moved {apart} m apart in 1 s"
     );
     // One iteration is the whole scene from its start, as the peer benchmark times it:
     // stepping one chain on for as long as criterion samples would time a chain spinning
@@ -294,6 +472,18 @@ fn exact_floor(c: &mut Criterion) {
     group.bench_function("hand-written", |b| {
         b.iter_batched(
             HandChain::new,
+            |mut hand| {
+                for _ in 0..STEPS {
+                    hand.step();
+                }
+                hand
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("hand-written, two-ended", |b| {
+        b.iter_batched(
+            HandChain::two_ended,
             |mut hand| {
                 for _ in 0..STEPS {
                     hand.step();
