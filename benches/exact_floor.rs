@@ -15,7 +15,8 @@
 //!
 //! `cargo bench --bench exact_floor`.
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use nape::{Pose, Space, Vec2, Velocity};
 
 #[path = "../examples/common/scenes.rs"]
@@ -204,46 +205,45 @@ impl HandChain {
         b.pose.position + b.turn(Self::ANCHOR_B) - a.pose.position - a.turn(Self::anchor_a(joint))
     }
 
-    /// The rows at the current poses and the block-tridiagonal `LDLᵀ` of `K`.
-    fn factor(&mut self) {
+    /// Joint `j`'s rows at the current poses: its levers, its own block `A_j` of
+    /// `K = J M⁻¹ Jᵀ` (returned) and, below the first joint, its coupling
+    /// `C_j = K_{j−1, j}` to the joint before it through their shared body,
+    /// `−(m I + i q_{j−1} p_jᵀ)`.
+    fn joint_rows(&mut self, j: usize) -> [f64; 4] {
         let (mb, ib) = (f64::from(INVERSE_MASS), f64::from(INVERSE_INERTIA));
-        for j in 0..LINKS {
-            self.lever_a[j] = self.links[j].turn(Self::anchor_a(j)).perp();
-            self.lever_b[j] = self.links[j + 1].turn(Self::ANCHOR_B).perp();
-            let (ma, ia) = Self::inverse_a(j);
-            let (p, q) = (self.lever_a[j].as_dvec2(), self.lever_b[j].as_dvec2());
-            let off = ia * p.x * p.y + ib * q.x * q.y;
-            let mut k = [
-                ma + mb + ia * p.x * p.x + ib * q.x * q.x,
-                off,
-                off,
-                ma + mb + ia * p.y * p.y + ib * q.y * q.y,
+        self.lever_a[j] = self.links[j].turn(Self::anchor_a(j)).perp();
+        self.lever_b[j] = self.links[j + 1].turn(Self::ANCHOR_B).perp();
+        let (ma, ia) = Self::inverse_a(j);
+        let (p, q) = (self.lever_a[j].as_dvec2(), self.lever_b[j].as_dvec2());
+        if j > 0 {
+            let u = self.lever_b[j - 1].as_dvec2();
+            self.coupling[j] = [
+                -(ma + ia * u.x * p.x),
+                -(ia * u.x * p.y),
+                -(ia * u.y * p.x),
+                -(ma + ia * u.y * p.y),
             ];
+        }
+        let off = ia * p.x * p.y + ib * q.x * q.y;
+        [
+            ma + mb + ia * p.x * p.x + ib * q.x * q.x,
+            off,
+            off,
+            ma + mb + ia * p.y * p.y + ib * q.y * q.y,
+        ]
+    }
+
+    /// The rows at the current poses and the block-tridiagonal `LDLᵀ` of `K`, from the top
+    /// down: `D_j = A_j − C_jᵀ D_{j−1}⁻¹ C_j`.
+    fn factor(&mut self) {
+        for j in 0..LINKS {
+            let mut d = self.joint_rows(j);
             if j > 0 {
-                // Through their shared body: `−(m I + i q_{j−1} p_jᵀ)`.
-                let u = self.lever_b[j - 1].as_dvec2();
-                let c = [
-                    -(ma + ia * u.x * p.x),
-                    -(ia * u.x * p.y),
-                    -(ia * u.y * p.x),
-                    -(ma + ia * u.y * p.y),
-                ];
-                let d = self.inverse[j - 1];
-                let g = [
-                    c[0] * d[0] + c[2] * d[2],
-                    c[0] * d[1] + c[2] * d[3],
-                    c[1] * d[0] + c[3] * d[2],
-                    c[1] * d[1] + c[3] * d[3],
-                ];
-                k[0] -= g[0] * c[0] + g[1] * c[2];
-                k[1] -= g[0] * c[1] + g[1] * c[3];
-                k[2] -= g[2] * c[0] + g[3] * c[2];
-                k[3] -= g[2] * c[1] + g[3] * c[3];
-                self.coupling[j] = c;
+                let g = mul(&transpose(&self.coupling[j]), &self.inverse[j - 1]);
+                d = sub(&d, &mul(&g, &self.coupling[j]));
                 self.gain[j] = g;
             }
-            let r = 1.0 / (k[0] * k[3] - k[1] * k[2]);
-            self.inverse[j] = [k[3] * r, -k[1] * r, -k[2] * r, k[0] * r];
+            self.inverse[j] = inverse(&d);
         }
     }
 
@@ -273,28 +273,8 @@ impl HandChain {
     /// (`E_j = A_j − C_{j+1} E_{j+1}⁻¹ C_{j+1}ᵀ`), one step of each per iteration, and the
     /// middle from both.
     fn factor_two_ended(&mut self) {
-        let (mb, ib) = (f64::from(INVERSE_MASS), f64::from(INVERSE_INERTIA));
         for j in 0..LINKS {
-            self.lever_a[j] = self.links[j].turn(Self::anchor_a(j)).perp();
-            self.lever_b[j] = self.links[j + 1].turn(Self::ANCHOR_B).perp();
-            let (ma, ia) = Self::inverse_a(j);
-            let (p, q) = (self.lever_a[j].as_dvec2(), self.lever_b[j].as_dvec2());
-            let off = ia * p.x * p.y + ib * q.x * q.y;
-            self.block[j] = [
-                ma + mb + ia * p.x * p.x + ib * q.x * q.x,
-                off,
-                off,
-                ma + mb + ia * p.y * p.y + ib * q.y * q.y,
-            ];
-            if j > 0 {
-                let u = self.lever_b[j - 1].as_dvec2();
-                self.coupling[j] = [
-                    -(ma + ia * u.x * p.x),
-                    -(ia * u.x * p.y),
-                    -(ia * u.y * p.x),
-                    -(ma + ia * u.y * p.y),
-                ];
-            }
+            self.block[j] = self.joint_rows(j);
         }
         let m = LINKS / 2;
         for k in 0..LINKS - m {
@@ -457,43 +437,36 @@ fn exact_floor(c: &mut Criterion) {
     // ever faster, long after the scene's 10 s.
     let mut group = c.benchmark_group("chain200_3_exact_substeps/600_steps");
     group.sample_size(10);
-    group.bench_function("nape", |b| {
-        b.iter_batched(
-            nape_chain,
-            |mut space| {
-                for _ in 0..STEPS {
-                    space.step(DT);
-                }
-                space
-            },
-            BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("hand-written", |b| {
-        b.iter_batched(
-            HandChain::new,
-            |mut hand| {
-                for _ in 0..STEPS {
-                    hand.step();
-                }
-                hand
-            },
-            BatchSize::LargeInput,
-        )
-    });
-    group.bench_function("hand-written, two-ended", |b| {
-        b.iter_batched(
-            HandChain::two_ended,
-            |mut hand| {
-                for _ in 0..STEPS {
-                    hand.step();
-                }
-                hand
-            },
-            BatchSize::LargeInput,
-        )
-    });
+    whole_scene(&mut group, "nape", nape_chain, |space| space.step(DT));
+    whole_scene(&mut group, "hand-written", HandChain::new, HandChain::step);
+    whole_scene(
+        &mut group,
+        "hand-written, two-ended",
+        HandChain::two_ended,
+        HandChain::step,
+    );
     group.finish();
+}
+
+/// Times the scene's [`STEPS`] steps of a solver `make` builds (outside the timing).
+fn whole_scene<S>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    make: fn() -> S,
+    step: fn(&mut S),
+) {
+    group.bench_function(name, |b| {
+        b.iter_batched(
+            make,
+            |mut solver| {
+                for _ in 0..STEPS {
+                    step(&mut solver);
+                }
+                solver
+            },
+            BatchSize::LargeInput,
+        )
+    });
 }
 
 criterion_group!(benches, exact_floor);
