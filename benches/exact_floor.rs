@@ -237,41 +237,29 @@ impl HandChain {
     /// down: `D_j = A_j − C_jᵀ D_{j−1}⁻¹ C_j`.
     fn factor(&mut self) {
         for j in 0..LINKS {
-            let mut d = self.joint_rows(j);
-            if j > 0 {
-                let g = mul(&transpose(&self.coupling[j]), &self.inverse[j - 1]);
-                d = sub(&d, &mul(&g, &self.coupling[j]));
-                self.gain[j] = g;
-            }
+            let block = self.joint_rows(j);
+            let d = self.eliminate_above(j, block);
             self.inverse[j] = inverse(&d);
         }
     }
 
     /// `K λ = rhs` in place.
     fn solve(&mut self) {
+        // Each step's result is carried to the next in registers: reloading it from `rhs`
+        // would put the store on the dependency chain.
+        let mut y = self.rhs[0];
         for j in 1..LINKS {
-            let (g, r) = (self.gain[j], self.rhs[j - 1]);
-            self.rhs[j][0] -= g[0] * r[0] + g[1] * r[1];
-            self.rhs[j][1] -= g[2] * r[0] + g[3] * r[1];
+            y = self.forward_above(j, y);
         }
-        let mut next = [0.0; 2];
+        let mut x = [0.0; 2];
         for j in (0..LINKS).rev() {
-            let mut r = self.rhs[j];
-            if j + 1 < LINKS {
-                let c = self.coupling[j + 1];
-                r[0] -= c[0] * next[0] + c[1] * next[1];
-                r[1] -= c[2] * next[0] + c[3] * next[1];
-            }
-            let d = self.inverse[j];
-            next = [d[0] * r[0] + d[1] * r[1], d[2] * r[0] + d[3] * r[1]];
-            self.rhs[j] = next;
+            x = self.back_above(j, x);
         }
     }
 
-    /// [`factor`](Self::factor) from both ends: joints above the middle `m` as there
-    /// (`D_j = A_j − C_jᵀ D_{j−1}⁻¹ C_j`), joints below it from the bottom up
-    /// (`E_j = A_j − C_{j+1} E_{j+1}⁻¹ C_{j+1}ᵀ`), one step of each per iteration, and the
-    /// middle from both.
+    /// [`factor`](Self::factor) from both ends: joints above the middle `m` as there,
+    /// joints below it from the bottom up (`E_j = A_j − C_{j+1} E_{j+1}⁻¹ C_{j+1}ᵀ`), one
+    /// step of each per iteration, and the middle from both.
     fn factor_two_ended(&mut self) {
         for j in 0..LINKS {
             self.block[j] = self.joint_rows(j);
@@ -279,39 +267,17 @@ impl HandChain {
         let m = LINKS / 2;
         for k in 0..LINKS - m {
             if k < m {
-                let j = k;
-                let mut d = self.block[j];
-                if j > 0 {
-                    let g = mul(&transpose(&self.coupling[j]), &self.inverse[j - 1]);
-                    d = sub(&d, &mul(&g, &self.coupling[j]));
-                    self.gain[j] = g;
-                }
-                self.inverse[j] = inverse(&d);
+                let d = self.eliminate_above(k, self.block[k]);
+                self.inverse[k] = inverse(&d);
             }
             let j = LINKS - 1 - k;
             if j > m {
-                let mut e = self.block[j];
-                if j + 1 < LINKS {
-                    let c = self.coupling[j + 1];
-                    let g = mul(&c, &self.inverse[j + 1]);
-                    e = sub(&e, &mul(&g, &transpose(&c)));
-                    self.gain_below[j] = g;
-                }
+                let e = self.eliminate_below(j, self.block[j]);
                 self.inverse[j] = inverse(&e);
             }
         }
-        let mut d = self.block[m];
-        if m > 0 {
-            let g = mul(&transpose(&self.coupling[m]), &self.inverse[m - 1]);
-            d = sub(&d, &mul(&g, &self.coupling[m]));
-            self.gain[m] = g;
-        }
-        if m + 1 < LINKS {
-            let c = self.coupling[m + 1];
-            let g = mul(&c, &self.inverse[m + 1]);
-            d = sub(&d, &mul(&g, &transpose(&c)));
-            self.gain_below[m] = g;
-        }
+        let d = self.eliminate_above(m, self.block[m]);
+        let d = self.eliminate_below(m, d);
         self.inverse[m] = inverse(&d);
     }
 
@@ -319,41 +285,83 @@ impl HandChain {
     /// interleaved towards the middle, then both back substitutions away from it.
     fn solve_two_ended(&mut self) {
         let m = LINKS / 2;
+        let (mut above, mut below) = (self.rhs[0], self.rhs[LINKS - 1]);
         for k in 1..LINKS - m {
             if k < m {
-                let r = times(&self.gain[k], self.rhs[k - 1]);
-                self.rhs[k] = [self.rhs[k][0] - r[0], self.rhs[k][1] - r[1]];
+                above = self.forward_above(k, above);
             }
             let j = LINKS - 1 - k;
             if j > m {
-                let r = times(&self.gain_below[j], self.rhs[j + 1]);
-                self.rhs[j] = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
+                below = self.forward_below(j, below);
             }
         }
-        let mut y = self.rhs[m];
-        if m > 0 {
-            let r = times(&self.gain[m], self.rhs[m - 1]);
-            y = [y[0] - r[0], y[1] - r[1]];
-        }
-        if m + 1 < LINKS {
-            let r = times(&self.gain_below[m], self.rhs[m + 1]);
-            y = [y[0] - r[0], y[1] - r[1]];
-        }
-        self.rhs[m] = times(&self.inverse[m], y);
+        let y = minus(self.rhs[m], times(&self.gain[m], above));
+        let y = minus(y, times(&self.gain_below[m], below));
+        let middle = times(&self.inverse[m], y);
+        self.rhs[m] = middle;
+        let (mut above, mut below) = (middle, middle);
         for k in 1..=m.max(LINKS - 1 - m) {
             if k <= m {
-                let j = m - k;
-                let r = times(&self.coupling[j + 1], self.rhs[j + 1]);
-                let y = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
-                self.rhs[j] = times(&self.inverse[j], y);
+                above = self.back_above(m - k, above);
             }
-            let j = m + k;
-            if j < LINKS {
-                let r = times(&transpose(&self.coupling[j]), self.rhs[j - 1]);
-                let y = [self.rhs[j][0] - r[0], self.rhs[j][1] - r[1]];
-                self.rhs[j] = times(&self.inverse[j], y);
+            if m + k < LINKS {
+                below = self.back_below(m + k, below);
             }
         }
+    }
+
+    /// `block − C_jᵀ D_{j−1}⁻¹ C_j`: joint `j`'s block with the joint above it eliminated,
+    /// keeping the gain `C_jᵀ D_{j−1}⁻¹` (the first joint has none above it).
+    fn eliminate_above(&mut self, j: usize, block: [f64; 4]) -> [f64; 4] {
+        if j == 0 {
+            return block;
+        }
+        let g = mul(&transpose(&self.coupling[j]), &self.inverse[j - 1]);
+        self.gain[j] = g;
+        sub(&block, &mul(&g, &self.coupling[j]))
+    }
+
+    /// `block − C_{j+1} E_{j+1}⁻¹ C_{j+1}ᵀ`: the same from the joint below, keeping the
+    /// gain `C_{j+1} E_{j+1}⁻¹` (the last joint has none below it).
+    fn eliminate_below(&mut self, j: usize, block: [f64; 4]) -> [f64; 4] {
+        if j + 1 == LINKS {
+            return block;
+        }
+        let c = self.coupling[j + 1];
+        let g = mul(&c, &self.inverse[j + 1]);
+        self.gain_below[j] = g;
+        sub(&block, &mul(&g, &transpose(&c)))
+    }
+
+    /// Forward substitution at joint `j` (`j > 0`) given the joint above it, `y_{j−1}`;
+    /// stores and returns `y_j`.
+    fn forward_above(&mut self, j: usize, above: [f64; 2]) -> [f64; 2] {
+        self.rhs[j] = minus(self.rhs[j], times(&self.gain[j], above));
+        self.rhs[j]
+    }
+
+    /// Forward substitution at joint `j` (below the middle) given the joint below it.
+    fn forward_below(&mut self, j: usize, below: [f64; 2]) -> [f64; 2] {
+        self.rhs[j] = minus(self.rhs[j], times(&self.gain_below[j], below));
+        self.rhs[j]
+    }
+
+    /// Back substitution at joint `j` given the solution of the joint below it (ignored
+    /// for the last joint); stores and returns joint `j`'s.
+    fn back_above(&mut self, j: usize, below: [f64; 2]) -> [f64; 2] {
+        let mut y = self.rhs[j];
+        if j + 1 < LINKS {
+            y = minus(y, times(&self.coupling[j + 1], below));
+        }
+        self.rhs[j] = times(&self.inverse[j], y);
+        self.rhs[j]
+    }
+
+    /// Back substitution at joint `j` (below the middle) given the joint above it.
+    fn back_below(&mut self, j: usize, above: [f64; 2]) -> [f64; 2] {
+        let y = minus(self.rhs[j], times(&transpose(&self.coupling[j]), above));
+        self.rhs[j] = times(&self.inverse[j], y);
+        self.rhs[j]
     }
 
     /// Hands each body its share `M⁻¹ Jᵀ λ` of the solution.
@@ -397,6 +405,10 @@ fn sub(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
 fn inverse(a: &[f64; 4]) -> [f64; 4] {
     let r = 1.0 / (a[0] * a[3] - a[1] * a[2]);
     [a[3] * r, -a[1] * r, -a[2] * r, a[0] * r]
+}
+
+fn minus(x: [f64; 2], y: [f64; 2]) -> [f64; 2] {
+    [x[0] - y[0], x[1] - y[1]]
 }
 
 fn times(a: &[f64; 4], x: [f64; 2]) -> [f64; 2] {
