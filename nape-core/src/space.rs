@@ -78,6 +78,8 @@ const SWEPT_HERTZ_PER_RATE: f32 = 0.3;
 /// The largest rotation of a dynamic body in one substep (Box2D's `b2_maxRotation`): the
 /// solver's linearisation means nothing beyond it.
 const MAX_ROTATION: f32 = 0.25 * std::f32::consts::PI;
+// `Pose::integrate` turns a body by its series up to this, with no `sin_cos`.
+const _: () = assert!(MAX_ROTATION <= Pose::SERIES_TURN);
 
 /// Contains a velocity that the solve made non-finite (zero: the body stops rather than
 /// poisoning its neighbours) or larger than the limits (scaled down).
