@@ -9,6 +9,9 @@
 //! `--exact-substeps` those of the islands solved exactly (chains, the ball), all of them
 //! with `--no-adapt` (otherwise the most each island may take).
 //!
+//! `--digest` adds a digest of every body's final pose and velocity bits: two builds that
+//! step bit for bit alike print the same (a check for refactors of the solver).
+//!
 //! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
 //! chain released horizontally for N steps (default 100,000), reporting the largest energy
 //! rise above the start and the largest anchor error.
@@ -31,6 +34,28 @@ fn histogram(taken: &[usize]) -> String {
     } else {
         used.join(" ")
     }
+}
+
+/// FNV-1a over the bits of every body's position, angle and velocities.
+fn digest(scene: &scenes::Scene) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for &handle in &scene.bodies {
+        let body = scene.space.body(handle).expect("the scene's bodies stay");
+        let (position, velocity) = (body.position(), body.velocity());
+        for x in [
+            position.x,
+            position.y,
+            body.angle(),
+            velocity.x,
+            velocity.y,
+            body.angular_velocity(),
+        ] {
+            for byte in x.to_bits().to_le_bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    hash
 }
 
 /// The value after `--name` in `args`, parsed.
@@ -151,5 +176,8 @@ fn main() {
             run_max,
             histogram(&taken)
         );
+        if args.iter().any(|a| a == "--digest") {
+            println!("{:<11} digest {:016x}", name, digest(&scene));
+        }
     }
 }
