@@ -53,6 +53,21 @@ pub(crate) struct Link {
     pub(crate) slots: usize,
 }
 
+/// One constraint's exact rows, written into the direct system in one call
+/// ([`DirectSystem::set_rows`]).
+pub(crate) struct ExactRows<const D: usize, const B: usize> {
+    /// The rows solved exactly; the others stay inactive.
+    pub(crate) written: [bool; D],
+    /// Each row's `Jᵀ` on each slot (`[x, y, θ]`, already weighted).
+    pub(crate) jacobian: [[[f32; 3]; B]; D],
+    /// Each row's biases of both passes.
+    pub(crate) bias: [[f32; 2]; D],
+    /// Each row's accumulated impulse.
+    pub(crate) lambda: [f32; D],
+    /// The compliance between two written rows.
+    pub(crate) compliance: [[f32; D]; D],
+}
+
 /// Where a constraint's rows live in the direct system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DirectSlot {
@@ -568,6 +583,7 @@ impl DirectSystem {
     /// Writes one active row `row` of the constraint at `slot`: its Jacobian on each slot
     /// (`[x, y, θ]`, already weighted), the biases of both passes, the error the position
     /// projection removes, and its accumulated impulse. Slots holding the same body add.
+    #[cfg(test)]
     pub(crate) fn set_row(
         &mut self,
         slot: &DirectSlot,
@@ -597,7 +613,57 @@ impl DirectSystem {
         self.gamma[s.gamma_offset + r * s.rows + r] = 0.0;
     }
 
+    /// Writes the rows of the constraint at `slot` that `rows` marks written, as
+    /// [`set_row`](Self::set_row) does one by one, and the compliance between them.
+    pub(crate) fn set_rows<const D: usize, const B: usize>(
+        &mut self,
+        slot: &DirectSlot,
+        rows: &ExactRows<D, B>,
+    ) {
+        let Self {
+            supers,
+            jacobian,
+            gamma,
+            bias,
+            lambda,
+            ..
+        } = self;
+        let s = &supers[slot.node as usize];
+        let first = slot.row as usize;
+        let stride = s.body_count * 3;
+        let gamma = &mut gamma[s.gamma_offset..s.gamma_offset + s.rows * s.rows];
+        for i in 0..D {
+            if !rows.written[i] {
+                continue;
+            }
+            let r = first + i;
+            let at = s.jacobian_offset + r * stride;
+            let target = &mut jacobian[at..at + stride];
+            for (j, &p) in rows.jacobian[i].iter().zip(&slot.positions) {
+                if p == u8::MAX {
+                    continue;
+                }
+                let p = p as usize * 3;
+                for (t, j) in target[p..p + 3].iter_mut().zip(j) {
+                    *t += f64::from(*j);
+                }
+            }
+            let at = s.row_offset + r;
+            bias[0][at] = f64::from(rows.bias[i][0]);
+            bias[1][at] = f64::from(rows.bias[i][1]);
+            lambda[at] = f64::from(rows.lambda[i]);
+        }
+        for i in 0..D {
+            for j in 0..D {
+                if rows.written[i] && rows.written[j] {
+                    gamma[(first + i) * s.rows + first + j] = f64::from(rows.compliance[i][j]);
+                }
+            }
+        }
+    }
+
     /// Sets the compliance between rows `i` and `j` of the constraint at `slot`.
+    #[cfg(test)]
     pub(crate) fn set_compliance(&mut self, slot: &DirectSlot, i: usize, j: usize, value: f32) {
         let s = &self.supers[slot.node as usize];
         let (i, j) = (slot.row as usize + i, slot.row as usize + j);

@@ -46,7 +46,7 @@ use crate::constraint::{Bounds, Constraint, SharedSlots};
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
 use crate::settings::ConstraintSettings;
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
-use direct::{DirectSlot, DirectSystem, Link};
+use direct::{DirectSlot, DirectSystem, ExactRows, Link};
 
 /// The numbers every constraint's substep needs.
 #[derive(Clone, Copy, Debug)]
@@ -968,6 +968,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct: &mut DirectSystem,
     ) {
         let distinct: [usize; B] = std::array::from_fn(|s| s);
+        let mut rows = ExactRows {
+            written: e.direct_rows,
+            jacobian: [[[0.0; 3]; B]; D],
+            bias: [[0.0; 2]; D],
+            lambda: e.impulse,
+            compliance: k.map(|row| row.map(|kij| compliance * kij)),
+        };
         for i in 0..D {
             if !e.direct_rows[i] {
                 continue;
@@ -978,16 +985,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 .transpose_times(jacobian, &unit, &distinct)
                 .map(|v| [v.linear.x, v.linear.y, v.angular]);
             let moving = Self::kinematic_share(e, slot, &row, velocities);
-            let bias = [e.bias[0][i] + moving, e.bias[1][i] + moving];
-            direct.set_row(slot, i, &row, bias, e.impulse[i]);
+            rows.bias[i] = [e.bias[0][i] + moving, e.bias[1][i] + moving];
+            rows.jacobian[i] = row;
         }
-        for (i, row) in k.iter().enumerate() {
-            for (j, &kij) in row.iter().enumerate() {
-                if e.direct_rows[i] && e.direct_rows[j] {
-                    direct.set_compliance(slot, i, j, compliance * kij);
-                }
-            }
-        }
+        direct.set_rows(slot, &rows);
     }
 
     /// Kinematic bodies are not unknowns of the exact solve; their velocity, constant over
