@@ -1,8 +1,10 @@
 //! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
 //! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
 //! measures them; `ball` is the swinging ball and chain of the scene tests (40 links, a
-//! ball of 800 times a link's mass), not run unless named. `cargo run --release --example
-//! solver_scenes -- [chain|chain_hang|grid|ball]
+//! ball of 800 times a link's mass) and `ragdolls` five ragdolls hand in hand hung by one
+//! hand (their angle limits reached and left; the largest limit overshoot is printed too),
+//! neither run unless named. `cargo run --release --example
+//! solver_scenes -- [chain|chain_hang|grid|ball|ragdolls]
 //! [--links N] [--grid N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
 //! [--hertz HZ] [--zeta Z] [--no-direct] [--no-adapt]`. `--substeps` sets the substeps of
 //! the islands swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
@@ -130,7 +132,7 @@ fn main() {
     let which: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .filter(|a| ["chain", "chain_hang", "grid", "ball"].contains(a))
+        .filter(|a| ["chain", "chain_hang", "grid", "ball", "ragdolls"].contains(a))
         .collect();
     let which = if which.is_empty() {
         vec!["chain", "chain_hang", "grid"]
@@ -146,13 +148,14 @@ fn main() {
             "chain" => (scenes::chain(links, false), 600),
             "chain_hang" => (scenes::chain(links, true), 600),
             "ball" => (scenes::ball_and_chain(40, false), 300),
+            "ragdolls" => (scenes::hung_ragdolls(5), 300),
             _ => (scenes::joint_grid(grid), 300),
         };
         apply_settings(&mut scene.space, &args);
         let mut timed = 0.0f64;
         // How many island-steps took each number of exact substeps.
         let mut taken = [0usize; nape::limits::MAX_SUBSTEPS as usize + 1];
-        let mut run_max = 0.0f32;
+        let (mut run_max, mut overshoot) = (0.0f32, 0.0f32);
         for step in 0..steps {
             let start = Instant::now();
             scene.space.step(1.0 / 60.0);
@@ -161,6 +164,7 @@ fn main() {
                 timed += elapsed;
             }
             run_max = run_max.max(scene.error().0);
+            overshoot = overshoot.max(scene.limit_violation());
             for &n in scene.space.exact_substeps_taken() {
                 taken[n as usize] += 1;
             }
@@ -176,6 +180,9 @@ fn main() {
             run_max,
             histogram(&taken)
         );
+        if !scene.limits.is_empty() {
+            println!("{name:<11} largest limit overshoot {overshoot:.2e} rad");
+        }
         if args.iter().any(|a| a == "--digest") {
             println!("{:<11} digest {:016x}", name, digest(&scene));
         }

@@ -435,6 +435,21 @@ pub fn ragdoll_line(count: usize) -> (Scene, Vec<Ragdoll>) {
     (s, dolls)
 }
 
+/// [`ragdoll_line`] of `count`, the first doll hung by its free (left) hand from a static
+/// hook: they fall and swing as one chain of ragdolls, limits reached and left.
+pub fn hung_ragdolls(count: usize) -> Scene {
+    let (mut s, dolls) = ragdoll_line(count);
+    let hand = dolls[0].left_hand;
+    let at = s
+        .space
+        .body(hand)
+        .expect("hand")
+        .world_point(hand_point(false));
+    let hook = s.anchor(at);
+    s.pin(hook, hand, Vec2::ZERO, hand_point(false));
+    s
+}
+
 /// Two bodies hanging at rest from a static anchor: the upper of mass `upper`, the
 /// lower of mass `lower` (inertia `m/6`, a unit square's), 1 m apart, pinned centre to
 /// centre. Bodies: `[upper, lower]`.
