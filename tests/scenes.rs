@@ -460,6 +460,24 @@ fn five_ragdolls_hand_in_hand_hung() {
     );
 }
 
+/// Limits do not cost every substep: their rows join the exact solve while they push, so
+/// the island of five hung ragdolls takes only the exact substeps its motion needs (2 or
+/// 3 here; all 8, the most allowed, while the limits were swept by Gauss–Seidel).
+#[test]
+fn hung_ragdolls_take_only_the_substeps_their_motion_needs() {
+    let mut s = scenes::hung_ragdolls(5);
+    let mut taken = [0usize; 9];
+    for _ in 0..180 {
+        s.space.step(DT);
+        for &n in s.space.exact_substeps_taken() {
+            taken[n as usize] += 1;
+        }
+    }
+    println!("five hung ragdolls, island-steps per number of exact substeps: {taken:?}");
+    assert_eq!(taken.iter().sum::<usize>(), 180, "one island");
+    assert_eq!(taken[5..].iter().sum::<usize>(), 0, "{taken:?}");
+}
+
 /// One ragdoll hung by its left hand and pushed (a 2 N·s impulse on the torso): it swings
 /// within its limits.
 #[test]

@@ -80,7 +80,7 @@ pub const SCENES: &[SceneInfo] = &[
     SceneInfo {
         name: "angle",
         title: "AngleJoint: limited hinges",
-        about: "Two rods on hinges that bend at most 0.6 and 0.9 rad, dropped from level.",
+        about: "A pendulum of two rods whose hinges bend at most 0.6 rad either side of hanging and 0.9 rad, released from the side: the limits stop its swings.",
         joints: &[("AngleJoint", ANGLE)],
         build: limited_hinges,
     },
@@ -199,18 +199,24 @@ fn welded_pendulum() -> Result<World, Error> {
 }
 
 fn limited_hinges() -> Result<World, Error> {
-    let mut w = World::new(Vec2::new(-1.5, -3.5), Vec2::new(4.0, 1.5));
+    let mut w = World::new(Vec2::new(-3.5, -3.8), Vec2::new(3.5, 0.8));
     let hook = w.hook(Vec2::ZERO)?;
-    let rod = |x: f32| Body::rectangle(1.6, 0.14, 5.0).at(Vec2::new(x, 0.0));
-    let first = w.body(rod(0.8), Shape::rectangle(1.6, 0.14))?;
+    // Rods along their local x axis; hanging is an angle of −π/2.
+    let hanging = -std::f32::consts::FRAC_PI_2;
+    let end = Vec2::new(0.8, 0.0);
+    let (first_angle, second_angle) = (hanging + 0.5, hanging + 1.2);
+    let first_centre = Vec2::from_angle(first_angle).rotate(end);
+    let second_centre = 2.0 * first_centre + Vec2::from_angle(second_angle).rotate(end);
+    let rod =
+        |centre: Vec2, angle: f32| Body::rectangle(1.6, 0.14, 5.0).at(centre).with_angle(angle);
+    let first = w.body(rod(first_centre, first_angle), Shape::rectangle(1.6, 0.14))?;
     let second = w.body(
-        rod(2.4).with_angular_velocity(-2.0),
+        rod(second_centre, second_angle),
         Shape::rectangle(1.6, 0.14),
     )?;
-    let end = Vec2::new(0.8, 0.0);
     w.joint(PivotJoint::new(hook, first, Vec2::ZERO, -end))?;
     w.joint(PivotJoint::new(first, second, end, -end))?;
-    w.joint(AngleJoint::new(hook, first, -0.6, 0.6))?;
+    w.joint(AngleJoint::new(hook, first, hanging - 0.6, hanging + 0.6))?;
     w.joint(AngleJoint::new(first, second, -0.9, 0.9))?;
     Ok(w)
 }

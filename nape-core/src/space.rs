@@ -58,6 +58,10 @@ const LM_INITIAL_DAMPING: f32 = 0.01;
 const LM_MAX_DAMPING: f32 = 100.0;
 const LM_TOLERANCE: f32 = 1e-10;
 
+/// The most times one substep's exact solve is repeated for its limit rows' active set
+/// (rows that pull leave it, rows driven across their bounds join it).
+const ACTIVE_SET_ROUNDS: usize = 4;
+
 /// An island whose summed squared error (m² or rad²) is at most this is not projected
 /// (a substep's first projection, the last substep's second).
 const SETTLED: f32 = 1e-10;
@@ -296,8 +300,8 @@ pub struct Space {
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
     /// by more than 1.5 rad in the transverse mode its joints' last forces stiffen (a
-    /// loaded chain); islands with limits or force clamps (swept by Gauss–Seidel) take all
-    /// of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
+    /// loaded chain); islands with force clamps or soft limits (swept by Gauss–Seidel) take
+    /// all of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
     /// m/s and 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
     /// swing needs it (unless such a body has a soft joint, whose spring is relative to
     /// the masses), which can only take energy out of what moves in it. Default `true`:
@@ -305,7 +309,8 @@ pub struct Space {
     /// the heavy ball swinging on its chain up to 7.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
-    /// islands with loops (meshes) and the limits and force clamps of the others. Default 1.
+    /// islands with loops (meshes) and the force clamps and soft limits of the others.
+    /// Default 1.
     pub velocity_iterations: u32,
     /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1.
     pub relax_iterations: u32,
@@ -1787,7 +1792,7 @@ impl Space {
                 );
             }
             if exact {
-                self.direct.factor(&self.inverse_masses);
+                self.direct.factor(Islands::All, &self.inverse_masses);
             }
             self.solve_pass(0, self.velocity_iterations, group);
             let max_rotation = MAX_ROTATION / h;
@@ -1895,13 +1900,18 @@ impl Space {
         true
     }
 
-    /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands, then
-    /// the Gauss–Seidel sweeps.
+    /// One velocity pass (0: biased, 1: relax): the exact solve of acyclic islands (in the
+    /// biased pass with its limit rows' active set), then the Gauss–Seidel sweeps.
     fn solve_pass(&mut self, pass: usize, sweeps: u32, group: Group) {
-        // Exact rows have no positional bias (the projection corrects positions), so after
-        // the biased pass they already hold for the relax pass, except in the islands
-        // whose limits or force clamps the sweeps handle: only those are solved again.
+        // Exact rows have no positional bias (the projection corrects positions; a
+        // speculative limit's allowance is the same in both passes), so after the biased
+        // pass they already hold for the relax pass, except in the islands
+        // whose force clamps or soft limits the sweeps handle: only those are solved again.
         let direct = group == Group::Exact;
+        if direct && pass == 0 {
+            self.exact_solve(pass, Islands::All);
+            self.settle_limit_rows(pass);
+        }
         let swept = direct && {
             self.direct.clear_marks();
             for &s in &self.store_order {
@@ -1909,9 +1919,7 @@ impl Space {
             }
             self.direct.promote()
         };
-        if direct && pass == 0 {
-            self.exact_solve(pass, Islands::All);
-        } else if swept {
+        if direct && pass != 0 && swept {
             self.exact_solve(pass, Islands::Marked);
         }
         for k in 0..sweeps {
@@ -1923,6 +1931,26 @@ impl Space {
         if swept && sweeps > 0 {
             // The limits pushed those islands' equality rows off: solve them exactly again
             // against the limits' impulses (block Gauss–Seidel).
+            self.exact_solve(pass, Islands::Marked);
+        }
+    }
+
+    /// The active set of the exact solve's limit rows: after the solve, rows whose impulse
+    /// pulls leave it and rows the velocities drive across their bounds join it, and the
+    /// islands that changed are factored and solved again, for up to
+    /// [`ACTIVE_SET_ROUNDS`] rounds (what is left after them waits for the next substep).
+    fn settle_limit_rows(&mut self, pass: usize) {
+        for _ in 0..ACTIVE_SET_ROUNDS {
+            self.direct.clear_marks();
+            let mut changed = false;
+            for &s in &self.store_order {
+                changed |= self.stores[s].update_limit_rows(&mut self.direct, &mut self.velocities);
+            }
+            if !changed {
+                return;
+            }
+            self.direct.promote();
+            self.direct.factor(Islands::Marked, &self.inverse_masses);
             self.exact_solve(pass, Islands::Marked);
         }
     }
@@ -2075,7 +2103,7 @@ impl Space {
                 &self.islands.lm_damping,
             );
         }
-        self.direct.factor(&self.inverse_masses);
+        self.direct.factor(Islands::All, &self.inverse_masses);
     }
 
     /// The store indices in the order of their constraint types' names: the order the

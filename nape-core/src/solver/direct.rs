@@ -662,6 +662,27 @@ impl DirectSystem {
         }
     }
 
+    /// Makes the `rows` rows of the constraint at `slot` inactive again, as
+    /// [`begin_substep`](Self::begin_substep) leaves them (its active-set step rewrites
+    /// them with another set of rows).
+    pub(crate) fn clear_rows(&mut self, slot: &DirectSlot, rows: usize) {
+        let s = &self.supers[slot.node as usize];
+        let first = slot.row as usize;
+        let stride = s.body_count * 3;
+        let at = s.jacobian_offset + first * stride;
+        self.jacobian[at..at + rows * stride].fill(0.0);
+        let at = s.row_offset + first;
+        for b in &mut self.bias {
+            b[at..at + rows].fill(0.0);
+        }
+        self.lambda[at..at + rows].fill(0.0);
+        for r in first..first + rows {
+            for c in first..first + rows {
+                self.gamma[s.gamma_offset + r * s.rows + c] = if r == c { 1.0 } else { 0.0 };
+            }
+        }
+    }
+
     /// Sets the compliance between rows `i` and `j` of the constraint at `slot`.
     #[cfg(test)]
     pub(crate) fn set_compliance(&mut self, slot: &DirectSlot, i: usize, j: usize, value: f32) {
@@ -689,9 +710,9 @@ impl DirectSystem {
     }
 
     /// Factorises the system of every acyclic island for the rows written this substep.
-    pub(crate) fn factor(&mut self, inverse_masses: &[InverseMass]) {
+    pub(crate) fn factor(&mut self, which: Islands, inverse_masses: &[InverseMass]) {
         for k in 0..self.islands.len() {
-            if !self.active[k] {
+            if !self.covers(which, k) {
                 continue;
             }
             // Every block of the island is complete before a child subtracts from it.
@@ -1647,7 +1668,7 @@ mod tests {
                 inertia: 1.0,
             })
             .collect();
-        system.factor(&inverse);
+        system.factor(Islands::All, &inverse);
         let mut v: Vec<Velocity> = (0..10)
             .map(|i| Velocity {
                 linear: glam::Vec2::new(0.0, -(i as f32) - 1.0),
@@ -1696,7 +1717,7 @@ mod tests {
                 inertia: 1.0,
             },
         ];
-        system.factor(&inverse);
+        system.factor(Islands::All, &inverse);
         let mut v = [Velocity::default(); 2];
         v[0].linear.y = -1.0;
         v[1].linear.y = -3.0;
@@ -1805,7 +1826,7 @@ mod tests {
                 row += 1;
             }
         }
-        system.factor(&inverse);
+        system.factor(Islands::All, &inverse);
         let mut v = velocities.clone();
         system.solve(0, Islands::All, &inverse, &mut v);
 

@@ -236,7 +236,8 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
     inequality: [bool; D],
-    /// A direct entry whose limits or force clamp need Gauss–Seidel sweeps too.
+    /// A direct entry whose force clamp or soft limits need Gauss–Seidel sweeps too (a
+    /// stiff constraint's limits are in the exact solve's active set instead).
     sweep: bool,
     /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
     direct_compliance: f32,
@@ -566,13 +567,20 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
+    /// One round of the active set of the exact solve's limit rows, after a solve: a row
+    /// whose impulse came out pulling leaves the set (its impulse taken back out of the
+    /// velocities), one the velocities now drive across its bound joins it. Rewrites the
+    /// changed constraints' rows and marks (pending) their islands; returns whether any
+    /// changed.
+    fn update_limit_rows(&mut self, direct: &mut DirectSystem, velocities: &mut [Velocity])
+    -> bool;
     /// Adds to `out[body]`, for every dynamic body of an exactly solved constraint, how
     /// fast the torque of the constraint's force on it (its last substep's impulse over
     /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad) and the
     /// force across it as the body moves across it (N/m): the geometric stiffness that
     /// makes a loaded chain's or rope's transverse modes fast. Bodies of a
-    /// constraint with rows swept by Gauss–Seidel (limits, force clamps), which converge
-    /// with the substeps, get infinity: their islands take every substep.
+    /// constraint with rows swept by Gauss–Seidel (force clamps, soft limits), which
+    /// converge with the substeps, get infinity: their islands take every substep.
     /// Bodies of a constraint that acts without a last step's impulse to read (just
     /// added, or idle) get [`LOAD_UNKNOWN`] in `flags`, those of a soft one [`SPRUNG`].
     fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]);
@@ -944,11 +952,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
-            // Only unclamped equalities: a row that may clamp (a limit, a force-limited
-            // constraint) is swept, alternating with the exact solve of the others.
-            let exact_row =
-                |i: usize| w[i] != 0.0 && usable(i) && !e.inequality[i] && !e.clamp_force;
-            e.sweep = e.clamp_force || (0..D).any(|i| w[i] != 0.0 && !exact_row(i));
+            // A force-limited constraint is swept, alternating with the exact solve of
+            // the others, and so are a soft constraint's limits. A stiff constraint's
+            // limit rows join the exact solve while they push (an active set:
+            // `update_limit_rows`), from the start if violated or pushing in the last
+            // substep.
+            let managed =
+                |i: usize| w[i] != 0.0 && usable(i) && e.inequality[i] && s.stiff && !e.clamp_force;
+            let exact_row = |i: usize| {
+                w[i] != 0.0
+                    && usable(i)
+                    && !e.clamp_force
+                    && (!e.inequality[i]
+                        || (managed(i) && (!speculative[i] || e.impulse[i] != 0.0)))
+            };
+            e.sweep = e.clamp_force || (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
             e.direct_rows = std::array::from_fn(exact_row);
             Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
         }
@@ -1522,6 +1540,73 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
             }
         }
+    }
+
+    fn update_limit_rows(
+        &mut self,
+        direct: &mut DirectSystem,
+        velocities: &mut [Velocity],
+    ) -> bool {
+        if !T::HAS_LIMITS || T::VELOCITY_ONLY || self.direct_entries == 0 {
+            return false;
+        }
+        let mut any = false;
+        for e in &mut self.entries {
+            let Some(slot) = e.direct else { continue };
+            if !(e.in_run && e.solving && e.limited && e.settings.stiff) || e.sweep {
+                continue;
+            }
+            let v = e
+                .constraint
+                .velocity_error(&e.jacobian, &e.bodies, velocities);
+            let mut rows = e.direct_rows;
+            let mut removed = [0.0; D];
+            for i in 0..D {
+                // `row_mass` is non-zero exactly for the usable limit rows.
+                if !e.inequality[i] || e.row_mass[i] == 0.0 {
+                    continue;
+                }
+                if rows[i] {
+                    if e.impulse[i] > 0.0 {
+                        rows[i] = false;
+                        removed[i] = -e.weights[i] * e.impulse[i];
+                        e.impulse[i] = 0.0;
+                    }
+                } else if e.weights[i] * v[i] + e.bias[0][i] > 0.0 {
+                    rows[i] = true;
+                }
+            }
+            if rows == e.direct_rows {
+                continue;
+            }
+            if removed.iter().any(|&x| x != 0.0) {
+                e.constraint.apply_impulse(
+                    &e.jacobian,
+                    &removed,
+                    &e.inverse_masses,
+                    &e.bodies,
+                    velocities,
+                );
+            }
+            e.direct_rows = rows;
+            let k = e
+                .constraint
+                .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
+            let (k, _) = weighted(&k, &e.weights);
+            direct.clear_rows(&slot, D);
+            Self::write_direct_rows(
+                e,
+                &slot,
+                &e.jacobian,
+                &k,
+                e.direct_compliance,
+                velocities,
+                direct,
+            );
+            direct.mark(&slot);
+            any = true;
+        }
+        any
     }
 
     fn push_direct(&mut self, direct: &mut DirectSystem) {
