@@ -148,6 +148,42 @@ fn angle_joint_limits_stop_an_impact_without_a_bounce() {
     }
 }
 
+/// A soft limit is a spring beyond its bound: a wheel (inertia 1) pressed by a torque of 10
+/// into `AngleJoint(−0.5..=0.5)` with `ConstraintSettings::soft(2.0, 1.0)` settles where the
+/// spring holds the torque, `10 / (2π·2)²` = 0.0633 rad past the bound (Nape's spring is
+/// relative to the effective mass, here the wheel's inertia).
+#[test]
+fn a_soft_angle_limit_settles_where_its_spring_holds_the_torque() {
+    let mut space = Space::new();
+    let ground = space.add_body(Body::static_body()).unwrap();
+    let wheel = space.add_body(Body::dynamic(1.0, 1.0)).unwrap();
+    space
+        .add_constraint_with(
+            AngleJoint::new(ground, wheel, -0.5, 0.5),
+            ConstraintSettings::soft(2.0, 1.0),
+        )
+        .unwrap();
+    for _ in 0..240 {
+        space.apply_torque(wheel, 10.0).unwrap();
+        space.step(DT);
+    }
+    let stretch = angle(&space, wheel) - 0.5;
+    let expected = 10.0 / (std::f32::consts::TAU * 2.0).powi(2);
+    println!(
+        "soft angle limit: {stretch:.5} rad past the bound (spring: {expected:.5}), spin {:.2e}",
+        omega(&space, wheel)
+    );
+    assert!(
+        (stretch - expected).abs() < 1e-3,
+        "{stretch} against {expected}"
+    );
+    assert!(omega(&space, wheel).abs() < 1e-3);
+    // Solved exactly with its compliance, the limit leaves the island its adaptive
+    // substeps (swept by Gauss–Seidel, it took all 8).
+    let taken = space.exact_substeps_taken();
+    assert!(taken.iter().all(|&n| n < 8), "{taken:?}");
+}
+
 /// Two dynamic wheels geared by `ratio = 2`: `AngleJoint(−0.3..=0.4)` on `2·θ₂ − θ₁`, with a
 /// constant torque on wheel 2 and the opposite torque on wheel 1.
 #[test]

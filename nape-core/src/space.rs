@@ -300,8 +300,7 @@ pub struct Space {
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
     /// by more than 1.5 rad in the transverse mode its joints' last forces stiffen (a
-    /// loaded chain); islands with force clamps or soft limits (swept by Gauss–Seidel) take
-    /// all of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
+    /// loaded chain); islands with force clamps (swept by Gauss–Seidel) take all of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
     /// m/s and 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
     /// swing needs it (unless such a body has a soft joint, whose spring is relative to
     /// the masses), which can only take energy out of what moves in it. Default `true`:
@@ -309,8 +308,7 @@ pub struct Space {
     /// the heavy ball swinging on its chain up to 7.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
-    /// islands with loops (meshes) and the force clamps and soft limits of the others.
-    /// Default 1.
+    /// islands with loops (meshes) and the force clamps of the others. Default 1.
     pub velocity_iterations: u32,
     /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1.
     pub relax_iterations: u32,
@@ -1906,7 +1904,7 @@ impl Space {
         // Exact rows have no positional bias (the projection corrects positions; a
         // speculative limit's allowance is the same in both passes), so after the biased
         // pass they already hold for the relax pass, except in the islands
-        // whose force clamps or soft limits the sweeps handle: only those are solved again.
+        // whose force clamps the sweeps handle: only those are solved again.
         let direct = group == Group::Exact;
         if direct && pass == 0 {
             self.exact_solve(pass, Islands::All);

@@ -236,8 +236,8 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
     inequality: [bool; D],
-    /// A direct entry whose force clamp or soft limits need Gauss–Seidel sweeps too (a
-    /// stiff constraint's limits are in the exact solve's active set instead).
+    /// A direct entry whose force clamp needs Gauss–Seidel sweeps too (its limits are in
+    /// the exact solve's active set instead).
     sweep: bool,
     /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
     direct_compliance: f32,
@@ -579,8 +579,8 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad) and the
     /// force across it as the body moves across it (N/m): the geometric stiffness that
     /// makes a loaded chain's or rope's transverse modes fast. Bodies of a
-    /// constraint with rows swept by Gauss–Seidel (force clamps, soft limits), which
-    /// converge with the substeps, get infinity: their islands take every substep.
+    /// constraint with rows swept by Gauss–Seidel (force clamps), which converge with the
+    /// substeps, get infinity: their islands take every substep.
     /// Bodies of a constraint that acts without a last step's impulse to read (just
     /// added, or idle) get [`LOAD_UNKNOWN`] in `flags`, those of a soft one [`SPRUNG`].
     fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]);
@@ -953,12 +953,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
             // A force-limited constraint is swept, alternating with the exact solve of
-            // the others, and so are a soft constraint's limits. A stiff constraint's
-            // limit rows join the exact solve while they push (an active set:
+            // the others. Limit rows join the exact solve while they push (an active set:
             // `update_limit_rows`), from the start if violated or pushing in the last
-            // substep.
-            let managed =
-                |i: usize| w[i] != 0.0 && usable(i) && e.inequality[i] && s.stiff && !e.clamp_force;
+            // substep; a soft constraint's (a spring past its bound) with its compliance.
+            let managed = |i: usize| w[i] != 0.0 && usable(i) && e.inequality[i] && !e.clamp_force;
             let exact_row = |i: usize| {
                 w[i] != 0.0
                     && usable(i)
@@ -1553,7 +1551,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         let mut any = false;
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
-            if !(e.in_run && e.solving && e.limited && e.settings.stiff) || e.sweep {
+            if !(e.in_run && e.solving && e.limited) || e.sweep {
                 continue;
             }
             let v = e
