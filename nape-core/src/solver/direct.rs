@@ -42,6 +42,13 @@ const MAX_BLOCK: usize = if MAX_ROWS > 3 { MAX_ROWS } else { 3 };
 
 const NONE: u32 = u32::MAX;
 
+/// The most one position projection turns a body (rad), as a substep's integration is
+/// limited to a quarter turn: rows that contradict each other, one of them with a short
+/// lever arm (a limit or a distance whose anchor sits near the body's centre, against a
+/// pivot holding that centre), make the projection's system nearly singular, and a
+/// linearised correction would spin the body by hundreds of radians in one go.
+const MAX_PROJECTION_TURN: f64 = std::f64::consts::FRAC_PI_4;
+
 /// One constraint as the island builder sees it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Link {
@@ -786,7 +793,7 @@ impl DirectSystem {
                 |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
                     let v = Velocity {
                         linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
-                        angular: dx[2] as f32,
+                        angular: dx[2].clamp(-MAX_PROJECTION_TURN, MAX_PROJECTION_TURN) as f32,
                     };
                     if v.linear.is_finite() && v.angular.is_finite() {
                         let p = &mut poses[b];
