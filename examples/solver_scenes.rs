@@ -1,11 +1,11 @@
 //! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
 //! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
 //! measures them; `ball` is the swinging ball and chain of the scene tests (40 links, a
-//! ball of 800 times a link's mass) and `ragdolls` five ragdolls hand in hand hung by one
-//! hand (their angle limits reached and left; the largest limit overshoot is printed too),
+//! ball of 800 times a link's mass) and `ragdolls` five ragdolls (`--dolls N`) hand in hand
+//! hung by one hand (their angle limits reached and left; the largest limit overshoot is printed too),
 //! neither run unless named. `cargo run --release --example
 //! solver_scenes -- [chain|chain_hang|grid|ball|ragdolls]
-//! [--links N] [--grid N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
+//! [--links N] [--grid N] [--dolls N] [--substeps N] [--exact-substeps N] [--iterations N] [--relax N]
 //! [--hertz HZ] [--zeta Z] [--no-direct] [--no-adapt]`. `--substeps` sets the substeps of
 //! the islands swept by Gauss–Seidel (the grid, and every island with `--no-direct`),
 //! `--exact-substeps` those of the islands solved exactly (chains, the ball), all of them
@@ -148,7 +148,7 @@ fn main() {
             "chain" => (scenes::chain(links, false), 600),
             "chain_hang" => (scenes::chain(links, true), 600),
             "ball" => (scenes::ball_and_chain(40, false), 300),
-            "ragdolls" => (scenes::hung_ragdolls(5), 300),
+            "ragdolls" => (scenes::hung_ragdolls(value("--dolls").unwrap_or(5)), 300),
             _ => (scenes::joint_grid(grid), 300),
         };
         apply_settings(&mut scene.space, &args);
