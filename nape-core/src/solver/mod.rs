@@ -1418,10 +1418,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 [Bounds::ZERO; D]
             };
             for i in 0..D {
+                let Bounds { min, max } = bounds[i];
                 if !e.direct_rows[i] {
+                    // A limit outside the active set is not projected, but the guard
+                    // measures it: a projection must not push a body across it.
+                    if T::HAS_LIMITS && min < max {
+                        let outside = (c[i] - max).max(min - c[i]).max(0.0);
+                        let sum = &mut island_errors[direct.island(&slot)];
+                        *sum = if outside.is_finite() {
+                            *sum + outside * outside
+                        } else {
+                            f32::INFINITY
+                        };
+                    }
                     continue;
                 }
-                let Bounds { min, max } = bounds[i];
                 let error = if min == max {
                     c[i] - min
                 } else if e.weights[i] > 0.0 {
