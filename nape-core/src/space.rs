@@ -300,12 +300,13 @@ pub struct Space {
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
     /// by more than 1.5 rad in the transverse mode its joints' last forces stiffen (a
-    /// loaded chain); islands with force clamps (swept by Gauss–Seidel) take all of them. An island at rest (every body slower than Box2D's sleep tolerances, 0.05
-    /// m/s and 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
+    /// loaded chain); islands with force clamps (swept by Gauss–Seidel) take all of them.
+    /// An island at rest (every body slower than Box2D's sleep tolerances, 0.05 m/s and
+    /// 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
     /// swing needs it (unless such a body has a soft joint, whose spring is relative to
     /// the masses), which can only take energy out of what moves in it. Default `true`:
     /// a 200-link chain hanging at rest takes 1, released horizontally 2 to 6 (mostly 3),
-    /// the heavy ball swinging on its chain up to 7.
+    /// the heavy ball swinging on its chain up to 7, five ragdolls hung by a hand 2 or 3.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes) and the force clamps of the others. Default 1.
