@@ -58,8 +58,8 @@ const LM_INITIAL_DAMPING: f32 = 0.01;
 const LM_MAX_DAMPING: f32 = 100.0;
 const LM_TOLERANCE: f32 = 1e-10;
 
-/// The most times one substep's exact solve is repeated for its limit rows' active set
-/// (rows that pull leave it, rows driven across their bounds join it).
+/// The most times one substep's exact solve is repeated for its active set (limit rows
+/// that pull leave it, rows driven across their bounds join it; force limits likewise).
 const ACTIVE_SET_ROUNDS: usize = 4;
 
 /// An island whose summed squared error (m² or rad²) is at most this is not projected
@@ -300,8 +300,7 @@ pub struct Space {
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor swings
     /// by more than 1.5 rad in the transverse mode its joints' last forces stiffen (a
-    /// loaded chain); islands with force clamps (swept by Gauss–Seidel) take all of them.
-    /// An island at rest (every body slower than Box2D's sleep tolerances, 0.05 m/s and
+    /// loaded chain). An island at rest (every body slower than Box2D's sleep tolerances, 0.05 m/s and
     /// 0.035 rad/s) takes one, its loaded bodies solved with more mass where the
     /// swing needs it (unless such a body has a soft joint, whose spring is relative to
     /// the masses), which can only take energy out of what moves in it. Default `true`:
@@ -309,7 +308,7 @@ pub struct Space {
     /// the heavy ball swinging on its chain up to 7, five ragdolls hung by a hand 2 or 3.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
-    /// islands with loops (meshes) and the force clamps of the others. Default 1.
+    /// islands with loops (meshes). Default 1.
     pub velocity_iterations: u32,
     /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1.
     pub relax_iterations: u32,
@@ -1904,12 +1903,12 @@ impl Space {
     fn solve_pass(&mut self, pass: usize, sweeps: u32, group: Group) {
         // Exact rows have no positional bias (the projection corrects positions; a
         // speculative limit's allowance is the same in both passes), so after the biased
-        // pass they already hold for the relax pass, except in the islands
-        // whose force clamps the sweeps handle: only those are solved again.
+        // pass they already hold for the relax pass, except in the islands whose rows
+        // the sweeps touched: only those are solved again.
         let direct = group == Group::Exact;
         if direct && pass == 0 {
             self.exact_solve(pass, Islands::All);
-            self.settle_limit_rows(pass);
+            self.settle_active_set(pass);
         }
         let swept = direct && {
             self.direct.clear_marks();
@@ -1934,16 +1933,19 @@ impl Space {
         }
     }
 
-    /// The active set of the exact solve's limit rows: after the solve, rows whose impulse
-    /// pulls leave it and rows the velocities drive across their bounds join it, and the
-    /// islands that changed are factored and solved again, for up to
-    /// [`ACTIVE_SET_ROUNDS`] rounds (what is left after them waits for the next substep).
-    fn settle_limit_rows(&mut self, pass: usize) {
+    /// The exact solve's active set: after the solve, limit rows whose impulse pulls leave
+    /// it and rows the velocities drive across their bounds join it, force-limited
+    /// constraints whose impulse came out beyond their bound are fixed on it and leave it
+    /// (and rejoin when they would come back inside), and the islands that changed are
+    /// factored and solved again, for up to [`ACTIVE_SET_ROUNDS`] rounds (what is left
+    /// after them waits for the next substep).
+    fn settle_active_set(&mut self, pass: usize) {
         for _ in 0..ACTIVE_SET_ROUNDS {
             self.direct.clear_marks();
             let mut changed = false;
             for &s in &self.store_order {
-                changed |= self.stores[s].update_limit_rows(&mut self.direct, &mut self.velocities);
+                changed |=
+                    self.stores[s].update_active_rows(&mut self.direct, &mut self.velocities);
             }
             if !changed {
                 return;

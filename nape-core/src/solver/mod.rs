@@ -129,6 +129,10 @@ impl Softness {
     }
 }
 
+/// A force-limited constraint whose impulse is at least this share of `max_force·h` sits
+/// on its bound (`clamp_length` leaves it there up to rounding).
+const SATURATED: f32 = 1.0 - 1e-5;
+
 /// Relative compliance of a stiff row in an exact solve: negligible for the answer, and
 /// enough to make redundant rows of one joint (a weld on top of a pivot) solvable.
 const STIFF_COMPLIANCE: f32 = 1e-9;
@@ -236,8 +240,8 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
     inequality: [bool; D],
-    /// A direct entry whose force clamp needs Gauss–Seidel sweeps too (its limits are in
-    /// the exact solve's active set instead).
+    /// A direct entry with a row that cannot act (a singular effective mass), left to the
+    /// sweeps; its limits and force limit are in the exact solve's active set instead.
     sweep: bool,
     /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
     direct_compliance: f32,
@@ -567,20 +571,25 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
-    /// One round of the active set of the exact solve's limit rows, after a solve: a row
-    /// whose impulse came out pulling leaves the set (its impulse taken back out of the
-    /// velocities), one the velocities now drive across its bound joins it. Rewrites the
-    /// changed constraints' rows and marks (pending) their islands; returns whether any
-    /// changed.
-    fn update_limit_rows(&mut self, direct: &mut DirectSystem, velocities: &mut [Velocity])
-    -> bool;
+    /// One round of the exact solve's active set, after a solve: a limit row whose impulse
+    /// came out pulling leaves it (its impulse taken back out of the velocities), one the
+    /// velocities now drive across its bound joins it; a force-limited constraint whose
+    /// impulse came out beyond `max_force·h` is fixed on that bound (the difference taken
+    /// out of the velocities) and leaves it with all its rows, and rejoins when one
+    /// Gauss–Seidel step would take it back inside. Rewrites the changed constraints' rows
+    /// and marks (pending) their islands; returns whether any changed.
+    fn update_active_rows(
+        &mut self,
+        direct: &mut DirectSystem,
+        velocities: &mut [Velocity],
+    ) -> bool;
     /// Adds to `out[body]`, for every dynamic body of an exactly solved constraint, how
     /// fast the torque of the constraint's force on it (its last substep's impulse over
     /// that substep's length) grows as the body turns (`|∂(Jᵀf)_θ/∂θ|`, N·m/rad) and the
     /// force across it as the body moves across it (N/m): the geometric stiffness that
     /// makes a loaded chain's or rope's transverse modes fast. Bodies of a
-    /// constraint with rows swept by Gauss–Seidel (force clamps), which converge with the
-    /// substeps, get infinity: their islands take every substep.
+    /// constraint with rows swept by Gauss–Seidel, which converge with the substeps, get
+    /// infinity: their islands take every substep.
     /// Bodies of a constraint that acts without a last step's impulse to read (just
     /// added, or idle) get [`LOAD_UNKNOWN`] in `flags`, those of a soft one [`SPRUNG`].
     fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]);
@@ -952,19 +961,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if let (Some(slot), true) = (e.direct, e.solving) {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             e.direct_compliance = gamma0;
-            // A force-limited constraint is swept, alternating with the exact solve of
-            // the others. Limit rows join the exact solve while they push (an active set:
-            // `update_limit_rows`), from the start if violated or pushing in the last
-            // substep; a soft constraint's (a spring past its bound) with its compliance.
-            let managed = |i: usize| w[i] != 0.0 && usable(i) && e.inequality[i] && !e.clamp_force;
+            // Limit rows join the exact solve while they push, and a force-limited
+            // constraint's rows while its impulse stays within `max_force·h` (an active
+            // set: `update_active_rows`): a limit from the start if violated or pushing in
+            // the last substep (a soft constraint's, a spring past its bound, with its
+            // compliance), a force-limited constraint unless its impulse sat on its bound
+            // in the last substep (then it starts fixed there, applied by the warm start).
+            let saturated =
+                e.clamp_force && length_squared(&e.impulse) >= (SATURATED * e.max_impulse).powi(2);
+            let managed = |i: usize| w[i] != 0.0 && usable(i) && (e.inequality[i] || e.clamp_force);
             let exact_row = |i: usize| {
                 w[i] != 0.0
                     && usable(i)
-                    && !e.clamp_force
-                    && (!e.inequality[i]
-                        || (managed(i) && (!speculative[i] || e.impulse[i] != 0.0)))
+                    && !saturated
+                    && (!e.inequality[i] || !speculative[i] || e.impulse[i] != 0.0)
             };
-            e.sweep = e.clamp_force || (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
+            e.sweep = (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
             e.direct_rows = std::array::from_fn(exact_row);
             Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
         }
@@ -1005,6 +1017,27 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             rows.jacobian[i] = row;
         }
         direct.set_rows(slot, &rows);
+    }
+
+    /// Whether row `i` of `e` can act: its effective mass is usable (as prepare found it).
+    fn usable_row(e: &Entry<T, D, B>, i: usize) -> bool {
+        e.weights[i] != 0.0 && (e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
+    }
+
+    /// The impulse one biased Gauss–Seidel update of `e` alone would leave (`v`: its
+    /// `Jv`): whether a force-limited constraint fixed on its bound would come back
+    /// inside it.
+    fn trial_impulse(e: &Entry<T, D, B>, v: &[f32; D]) -> [f32; D] {
+        let rhs: [f32; D] = std::array::from_fn(|i| e.weights[i] * v[i] + e.bias[0][i]);
+        let solved = mul_vec(&e.k_inv, &rhs);
+        std::array::from_fn(|i| {
+            let solved = if e.row_mass[i] != 0.0 {
+                e.row_mass[i] * rhs[i]
+            } else {
+                solved[i]
+            };
+            e.impulse[i] - e.mass_scale[0][i] * solved - e.impulse_scale[0][i] * e.impulse[i]
+        })
     }
 
     /// Kinematic bodies are not unknowns of the exact solve; their velocity, constant over
@@ -1551,47 +1584,66 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn update_limit_rows(
+    fn update_active_rows(
         &mut self,
         direct: &mut DirectSystem,
         velocities: &mut [Velocity],
     ) -> bool {
-        if !T::HAS_LIMITS || T::VELOCITY_ONLY || self.direct_entries == 0 {
+        if self.direct_entries == 0 {
             return false;
         }
         let mut any = false;
         for e in &mut self.entries {
             let Some(slot) = e.direct else { continue };
-            if !(e.in_run && e.solving && e.limited) || e.sweep {
+            if !(e.in_run && e.solving && (e.limited || e.clamp_force))
+                || e.sweep
+                || e.broken.is_some()
+            {
                 continue;
             }
             let v = e
                 .constraint
                 .velocity_error(&e.jacobian, &e.bodies, velocities);
             let mut rows = e.direct_rows;
-            let mut removed = [0.0; D];
-            for i in 0..D {
-                // `row_mass` is non-zero exactly for the usable limit rows.
-                if !e.inequality[i] || e.row_mass[i] == 0.0 {
-                    continue;
+            // The weighted impulse change the new set applies.
+            let mut change = [0.0; D];
+            let saturated = !rows.iter().any(|&r| r);
+            if e.clamp_force && saturated {
+                if length_squared(&Self::trial_impulse(e, &v)) < e.max_impulse * e.max_impulse {
+                    rows = std::array::from_fn(|i| {
+                        Self::usable_row(e, i) && (!e.inequality[i] || e.impulse[i] != 0.0)
+                    });
                 }
-                if rows[i] {
-                    if e.impulse[i] > 0.0 {
-                        rows[i] = false;
-                        removed[i] = -e.weights[i] * e.impulse[i];
-                        e.impulse[i] = 0.0;
+            } else if e.clamp_force && length_squared(&e.impulse) > e.max_impulse * e.max_impulse {
+                let mut clamped = e.impulse;
+                clamp_length(&mut clamped, e.max_impulse);
+                change = std::array::from_fn(|i| e.weights[i] * (clamped[i] - e.impulse[i]));
+                e.impulse = clamped;
+                rows = [false; D];
+            } else if e.limited {
+                for i in 0..D {
+                    // `row_mass` is non-zero exactly for the usable limit rows.
+                    if !e.inequality[i] || e.row_mass[i] == 0.0 {
+                        continue;
                     }
-                } else if e.weights[i] * v[i] + e.bias[0][i] > 0.0 {
-                    rows[i] = true;
+                    if rows[i] {
+                        if e.impulse[i] > 0.0 {
+                            rows[i] = false;
+                            change[i] = -e.weights[i] * e.impulse[i];
+                            e.impulse[i] = 0.0;
+                        }
+                    } else if e.weights[i] * v[i] + e.bias[0][i] > 0.0 {
+                        rows[i] = true;
+                    }
                 }
             }
             if rows == e.direct_rows {
                 continue;
             }
-            if removed.iter().any(|&x| x != 0.0) {
+            if change.iter().any(|&x| x != 0.0) {
                 e.constraint.apply_impulse(
                     &e.jacobian,
-                    &removed,
+                    &change,
                     &e.inverse_masses,
                     &e.bodies,
                     velocities,
