@@ -86,6 +86,23 @@ struct World {
 }
 
 impl World {
+    /// A space under gravity (0, −10) after `ops` and one more step of 1/60 s, checked.
+    fn replay(ops: &[Op]) -> Self {
+        let mut world = World {
+            space: Space::new(),
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            worst: 0.0,
+        };
+        world.space.gravity = Vec2::new(0.0, -10.0);
+        for op in ops {
+            world.apply(op);
+        }
+        world.space.try_step(1.0 / 60.0).unwrap();
+        world.check();
+        world
+    }
+
     fn pick(&self, i: usize) -> BodyHandle {
         self.bodies[i % self.bodies.len()]
     }
@@ -325,18 +342,7 @@ proptest! {
 
     #[test]
     fn random_spaces_stay_finite_valid_and_bounded(ops in prop::collection::vec(op(), 1..120)) {
-        let mut world = World {
-            space: Space::new(),
-            bodies: Vec::new(),
-            joints: Vec::new(),
-            worst: 0.0,
-        };
-        world.space.gravity = Vec2::new(0.0, -10.0);
-        for op in &ops {
-            world.apply(op);
-        }
-        world.space.try_step(1.0 / 60.0).unwrap();
-        world.check();
+        let world = World::replay(&ops);
         // Every joint error is finite (checked after every step) and bounded: random joints
         // contradict each other (welds holding one body at two angles, limits a static body
         // can never meet), so errors need not vanish, but a position projection that would
@@ -517,18 +523,7 @@ fn a_limit_outside_the_active_set_is_guarded() {
         Op::Step(0.017930942),
         Op::Step(0.043504596),
     ];
-    let mut world = World {
-        space: Space::new(),
-        bodies: Vec::new(),
-        joints: Vec::new(),
-        worst: 0.0,
-    };
-    world.space.gravity = Vec2::new(0.0, -10.0);
-    for op in &ops {
-        world.apply(op);
-    }
-    world.space.try_step(1.0 / 60.0).unwrap();
-    world.check();
+    let world = World::replay(&ops);
     println!("worst joint error {}", world.worst);
     assert!(world.worst < 100.0, "joint error {}", world.worst);
 }
