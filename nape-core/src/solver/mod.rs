@@ -675,6 +675,9 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether an exactly solved entry of the current run of exact substeps has rows the
     /// sweeps handle (limits, force clamps); set by each exact prepare.
     direct_swept: bool,
+    /// Whether one has limits or a force limit in the exact solve's active set (so
+    /// `update_active_rows` has anything to look at); set by each exact prepare.
+    direct_active_set: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -687,6 +690,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             entries: Vec::new(),
             direct_entries: 0,
             direct_swept: false,
+            direct_active_set: false,
         }
     }
 
@@ -1343,6 +1347,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 return;
             }
             self.direct_swept = false;
+            self.direct_active_set = false;
         }
         let any_direct = self.direct_entries > 0;
         for e in &mut self.entries {
@@ -1358,6 +1363,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
             if e.direct.is_some() {
                 self.direct_swept |= e.solving && e.sweep;
+                self.direct_active_set |= e.solving && !e.sweep && (e.limited || e.clamp_force);
             }
             if e.solving && !(any_direct && e.direct.is_some() && !e.sweep) {
                 e.set_response();
@@ -1589,7 +1595,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         direct: &mut DirectSystem,
         velocities: &mut [Velocity],
     ) -> bool {
-        if self.direct_entries == 0 {
+        if self.direct_entries == 0 || !self.direct_active_set {
             return false;
         }
         let mut any = false;
