@@ -175,8 +175,8 @@ pub(crate) const SPRUNG: u8 = 2;
 /// One constraint and everything the solver caches for it.
 ///
 /// The fields are laid out (`repr(C)`, each entry on its own cache lines) by how often the
-/// solver reads them: first what every Gauss–Seidel update reads and writes (160 bytes,
-/// 2.5 cache lines, for a pivot joint), then the step totals the last sweep adds to and the
+/// solver reads them: first what every Gauss–Seidel update reads and writes (128 bytes,
+/// two cache lines, for a pivot joint), then the step totals the last sweep adds to and the
 /// rows of limited constraints, then what only the preparation and the queries read. A
 /// sweep over a mesh of tens of thousands of joints streams its entries from memory, so
 /// the lines it does not touch are time saved.
@@ -187,10 +187,6 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Index of each slot's body in the compact body arrays.
     pub(crate) bodies: [usize; B],
     jacobian: T::Jacobian,
-    /// `M⁻¹Jᵀ(w_i e_i)` per slot and row `i`: the velocity change of the slot's body per
-    /// unit of weighted impulse on the row (each slot its own, aliased or not), so that an
-    /// update turns `Jv` into new velocities without waiting for its impulse.
-    response: [[Velocity; D]; B],
     /// `K'⁻¹` on the active equality rows (rigid).
     k_inv: [[f32; D]; D],
     /// Per pass (biased, relax): bias velocity, mass scale and impulse scale of each row.
@@ -344,26 +340,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         std::array::from_fn(|i| self.weight(i) * self.impulse[i])
     }
 
-    /// Computes [`response`](Entry::response) for the current `J` and inverse masses.
-    fn set_response(&mut self) {
-        let distinct: [usize; B] = std::array::from_fn(|s| s);
-        for i in 0..D {
-            let mut unit = [0.0; D];
-            unit[i] = self.weight(i);
-            let mut scratch = [Velocity::default(); B];
-            self.constraint.apply_impulse(
-                &self.jacobian,
-                &unit,
-                &self.inverse_masses,
-                &distinct,
-                &mut scratch,
-            );
-            for (response, change) in self.response.iter_mut().zip(scratch) {
-                response[i] = change;
-            }
-        }
-    }
-
     /// Marks the entry as applying nothing this step.
     fn idle(&mut self) {
         self.solving = false;
@@ -397,24 +373,6 @@ fn add_transpose<T: Constraint<D, B>, const D: usize, const B: usize>(
         inertia: 1.0,
     };
     constraint.apply_impulse(jacobian, impulse, &[UNIT; B], indices, out);
-}
-
-/// `s·a`.
-#[inline]
-fn scaled(a: Velocity, s: f32) -> Velocity {
-    Velocity {
-        linear: a.linear * s,
-        angular: a.angular * s,
-    }
-}
-
-/// `a + s·b`.
-#[inline]
-fn add_scaled(a: Velocity, b: Velocity, s: f32) -> Velocity {
-    Velocity {
-        linear: a.linear + b.linear * s,
-        angular: a.angular + b.angular * s,
-    }
 }
 
 /// A soft constraint's spring over a substep of `h` and its bias `bias_rate·C`, the bias
@@ -721,7 +679,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             local: [0; B],
             inverse_masses: [InverseMass::default(); B],
             jacobian: T::Jacobian::default(),
-            response: [[Velocity::default(); D]; B],
             k_inv: [[0.0; D]; D],
             row_mass: [0.0; D],
             limited: false,
@@ -1096,60 +1053,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         // `Δλ' = −m∘K'⁻¹(w∘Jv + bias) − s∘λ'` (`m`, `s`: the pass's mass and impulse
-        // scales), arranged as `−(diag(m) K'⁻¹ diag(w)) Jv − (m∘K'⁻¹bias + s∘λ')`: in a mesh
-        // consecutive updates share a body, so a sweep runs at the latency of one update
-        // from reading the velocities to writing them, and everything that does not depend
-        // on them is computed while they are still being written.
+        // scales), applied through the constraint's own `apply_impulse`: its compact
+        // Jacobian makes that cheaper than any `M⁻¹Jᵀ` kept per row.
         let old = e.impulse;
-        let mass_scale = &e.mass_scale[pass];
-        let impulse_scale = &e.impulse_scale[pass];
-        let bias = mul_vec(&e.k_inv, &e.bias[pass]);
-        let gain: [[f32; D]; D] = std::array::from_fn(|i| {
-            std::array::from_fn(|j| mass_scale[i] * e.k_inv[i][j] * e.weight(j))
-        });
-        let offset: [f32; D] =
-            std::array::from_fn(|i| -(mass_scale[i] * bias[i] + impulse_scale[i] * old[i]));
         let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
+        let rhs: [f32; D] = std::array::from_fn(|i| e.weight(i) * v[i] + e.bias[pass][i]);
+        let solved = mul_vec(&e.k_inv, &rhs);
         let mut delta = [0.0; D];
         let mut new = [0.0; D];
-        let mut clamped = false;
         for i in 0..D {
-            let mut response = gain[i][0] * v[0];
-            for j in 1..D {
-                response += gain[i][j] * v[j];
-            }
-            delta[i] = offset[i] - response;
+            delta[i] = -e.mass_scale[pass][i] * solved[i] - e.impulse_scale[pass][i] * old[i];
             new[i] = old[i] + delta[i];
             if T::HAS_LIMITS && e.inequality[i] && new[i] > 0.0 {
                 new[i] = 0.0;
                 delta[i] = -old[i];
-                clamped = true;
             }
         }
-        if clamped || e.force_checked || new.iter().any(|x| !x.is_finite()) {
-            Self::commit_delta(e, old, new, delta, velocities);
-            return;
-        }
-        e.impulse = new;
-        // The slots' new velocities straight from `Jv`: `v_s + R_s·offset − (R_s G)·Jv`,
-        // `R_s Δλ'` being what `apply_impulse` adds for `Δλ'` (it is linear in it), so
-        // that only two products wait for `Jv`, not `Δλ'` and then the products.
-        for (s, response) in e.response.iter().enumerate() {
-            let mut velocity = velocities[e.bodies[s]];
-            for (r, x) in response.iter().zip(offset) {
-                velocity = add_scaled(velocity, *r, x);
-            }
-            for (j, x) in v.iter().enumerate() {
-                let mut per_unit = scaled(response[0], gain[0][j]);
-                for (i, r) in response.iter().enumerate().skip(1) {
-                    per_unit = add_scaled(per_unit, *r, gain[i][j]);
-                }
-                velocity = add_scaled(velocity, per_unit, -x);
-            }
-            velocities[e.bodies[s]] = velocity;
-        }
+        Self::commit_delta(e, old, new, delta, velocities);
     }
 }
 
@@ -1349,7 +1271,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             self.direct_swept = false;
             self.direct_active_set = false;
         }
-        let any_direct = self.direct_entries > 0;
         for e in &mut self.entries {
             if !substep.group.holds(e.direct.is_some()) {
                 continue;
@@ -1364,9 +1285,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if e.direct.is_some() {
                 self.direct_swept |= e.solving && e.sweep;
                 self.direct_active_set |= e.solving && !e.sweep && (e.limited || e.clamp_force);
-            }
-            if e.solving && !(any_direct && e.direct.is_some() && !e.sweep) {
-                e.set_response();
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
@@ -1957,7 +1875,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     .read_jacobian(input)?
                     .downcast::<T::Jacobian>()
                     .map_err(|_| malformed("a codec of another type"))?,
-                response: [[Velocity::default(); D]; B],
                 k_inv: SnapshotFields::read_snapshot(input)?,
                 row_mass: SnapshotFields::read_snapshot(input)?,
                 limited: SnapshotFields::read_snapshot(input)?,
@@ -2001,7 +1918,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             };
             entry.set_body_indices(entry.bodies);
             entry.force_checked = entry.clamp_force || entry.settings.break_under_force;
-            entry.set_response();
             self.entries.push(entry);
         }
         // Every live slot names its own entry (checked above for the entries' slots, so
@@ -2066,16 +1982,19 @@ mod tests {
     }
 
     #[test]
-    fn a_pivot_joints_sweep_reads_three_cache_lines() {
+    fn a_pivot_joints_sweep_reads_two_cache_lines() {
         use crate::joints::PivotJoint;
         use std::mem::{align_of, offset_of, size_of};
         type Pivot = Entry<PivotJoint, 2, 2>;
         assert_eq!(align_of::<Pivot>(), 64);
-        // The fields an unclamped update reads, `bodies` to the flags, fill the start of
-        // the first three lines; the preparation's and the queries' fields come after.
+        // The fields an unclamped update reads, `bodies` to the inverse masses, fill the
+        // first two lines; the preparation's and the queries' fields come after.
         assert_eq!(offset_of!(Pivot, bodies), 0);
-        assert_eq!(offset_of!(Pivot, limited) + size_of::<bool>(), 160);
-        assert!(offset_of!(Pivot, constraint) >= 192);
+        assert_eq!(
+            offset_of!(Pivot, inverse_masses) + size_of::<[InverseMass; 2]>(),
+            128
+        );
+        assert!(offset_of!(Pivot, constraint) >= 128);
     }
 
     #[test]
