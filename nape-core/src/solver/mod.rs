@@ -314,6 +314,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
 
     /// Adds this substep's impulse to the step's totals: `w∘λ'` and, per slot, `Jᵀ(w∘λ')`
     /// with this substep's `J`.
+    #[inline]
     fn accumulate(&mut self) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
@@ -1031,7 +1032,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
         let c = e.constraint.position_error(slot_poses);
-        if c.iter().any(|x| !x.is_finite()) {
+        if !c.iter().sum::<f32>().is_finite() {
             return false;
         }
         e.jacobian = e.constraint.jacobian(slot_poses);
@@ -1170,7 +1171,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         mut delta: [f32; D],
         velocities: &mut [Velocity],
     ) {
-        if new.iter().any(|x| !x.is_finite()) {
+        // One test of the sum: finite parts have a finite sum (up to an overflow near
+        // `f32::MAX`, which skips the update as well).
+        if !new.iter().sum::<f32>().is_finite() {
             return;
         }
         if e.force_checked {
