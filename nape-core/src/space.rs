@@ -2138,6 +2138,7 @@ impl Space {
             } else {
                 self.stores[s].assign(&mut [].iter());
             }
+            self.stores[s].order_sweeps(&dynamic);
         }
         self.direct
             .body_islands(self.bodies.len(), &mut self.islands.body_island);
