@@ -239,11 +239,11 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// A direct entry with a row that cannot act (a singular effective mass), left to the
     /// sweeps; its limits and force limit are in the exact solve's active set instead.
     sweep: bool,
-    /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
-    direct_compliance: f32,
     /// Whether its island takes part in the current run of exact substeps (islands with
     /// different substep counts run one after the other).
     in_run: bool,
+    /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
+    direct_compliance: f32,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
@@ -2062,6 +2062,8 @@ mod tests {
             128
         );
         assert!(offset_of!(Pivot, constraint) >= 128);
+        // Five cache lines in all: the gaps the flags leave are filled.
+        assert_eq!(size_of::<Pivot>(), 320);
     }
 
     #[test]
