@@ -198,7 +198,10 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     max_impulse: f32,
     /// Prepared this substep with at least one active row.
     solving: bool,
-    clamp_force: bool,
+    /// Prepared in full this step as a swept constraint with equality rows only: the
+    /// later substeps only refresh `J` and the bias ([`Store::refresh_entry`]), deciding
+    /// so from this line of the entry alone.
+    refreshable: bool,
     /// `clamp_force` or `break_under_force`: whether an update must look at the length
     /// of the impulse at all (a copy of the settings' flag, so the sweep need not read
     /// the settings).
@@ -242,6 +245,8 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether its island takes part in the current run of exact substeps (islands with
     /// different substep counts run one after the other).
     in_run: bool,
+    /// A force limit clamps the impulse (soft or velocity-only with a finite `max_force`).
+    clamp_force: bool,
     /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
     direct_compliance: f32,
 }
@@ -731,6 +736,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             impulse_scale: [[0.0; D]; 2],
             max_impulse: f32::INFINITY,
             clamp_force: false,
+            refreshable: false,
             force_checked: false,
             solving: false,
             previous_h: 0.0,
@@ -797,13 +803,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
-        if !substep.first
-            && e.settings.active
-            && e.broken.is_none()
-            && Self::refresh_entry(e, substep, poses)
-        {
-            return;
-        }
+        e.refreshable = false;
         e.solving = false;
         e.direct_rows = [false; D];
         if !e.settings.active || e.broken.is_some() {
@@ -958,6 +958,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
         e.previous_h = h;
         e.solving = (0..D).any(|i| active[i] && usable(i));
+        e.refreshable = !T::HAS_LIMITS && !T::VELOCITY_ONLY && e.direct.is_none() && e.solving;
         e.sweep = false;
 
         if let (Some(slot), true) = (e.direct, e.solving) {
@@ -1067,7 +1068,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// nothing) where the full preparation is needed.
     #[inline]
     fn refresh_entry(e: &mut Entry<T, D, B>, substep: &Substep, poses: &[Pose]) -> bool {
-        if T::HAS_LIMITS || T::VELOCITY_ONLY || e.direct.is_some() || !e.solving {
+        if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
         }
         let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
@@ -1084,6 +1085,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.bias = [spring_bias(s, &c, substep.h).1; 2];
         }
         true
+    }
+
+    /// Applies the entry's rescaled impulse of the last substep (its warm start).
+    #[inline]
+    fn warm_start(e: &Entry<T, D, B>, velocities: &mut [Velocity]) {
+        if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
+            let delta = e.weighted_impulse();
+            e.constraint.apply_impulse(
+                &e.jacobian,
+                &delta,
+                &e.inverse_masses,
+                &e.bodies,
+                velocities,
+            );
+        }
     }
 
     /// One Gauss–Seidel update of one entry.
@@ -1339,6 +1355,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             self.direct_active_set = false;
         }
         for e in &mut self.entries {
+            // A swept constraint's later substeps read only its first lines and the
+            // constraint itself (the flags that decide so are among the first).
+            if e.refreshable
+                && e.solving
+                && !substep.first
+                && substep.group == Group::Swept
+                && Self::refresh_entry(e, substep, poses)
+            {
+                Self::warm_start(e, velocities);
+                continue;
+            }
             if !substep.group.holds(e.direct.is_some()) {
                 continue;
             }
@@ -1355,16 +1382,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
-            if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
-                let delta = e.weighted_impulse();
-                e.constraint.apply_impulse(
-                    &e.jacobian,
-                    &delta,
-                    &e.inverse_masses,
-                    &e.bodies,
-                    velocities,
-                );
-            }
+            Self::warm_start(e, velocities);
         }
     }
 
@@ -1953,6 +1971,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 impulse_scale: SnapshotFields::read_snapshot(input)?,
                 max_impulse: SnapshotFields::read_snapshot(input)?,
                 clamp_force: SnapshotFields::read_snapshot(input)?,
+                refreshable: false,
                 force_checked: false,
                 solving: SnapshotFields::read_snapshot(input)?,
                 previous_h: SnapshotFields::read_snapshot(input)?,
