@@ -335,6 +335,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         );
     }
 
+    /// `v += M⁻¹Jᵀ·impulse` on the entry's bodies (`impulse` weighted, `w∘λ'`), through
+    /// the constraint's own compact Jacobian.
+    #[inline]
+    fn apply(&self, impulse: &[f32; D], velocities: &mut [Velocity]) {
+        self.constraint.apply_impulse(
+            &self.jacobian,
+            impulse,
+            &self.inverse_masses,
+            &self.bodies,
+            velocities,
+        );
+    }
+
     /// Row `i`'s weight `w_i`; without limits every weight is 1 and the weighting is
     /// compiled out.
     #[inline]
@@ -1091,14 +1104,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     fn warm_start(e: &Entry<T, D, B>, velocities: &mut [Velocity]) {
         if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
-            let delta = e.weighted_impulse();
-            e.constraint.apply_impulse(
-                &e.jacobian,
-                &delta,
-                &e.inverse_masses,
-                &e.bodies,
-                velocities,
-            );
+            e.apply(&e.weighted_impulse(), velocities);
         }
     }
 
@@ -1245,13 +1251,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         let delta: [f32; D] = std::array::from_fn(|i| e.weight(i) * delta[i]);
         e.impulse = new;
-        e.constraint.apply_impulse(
-            &e.jacobian,
-            &delta,
-            &e.inverse_masses,
-            &e.bodies,
-            velocities,
-        );
+        e.apply(&delta, velocities);
     }
 
     /// Checks `new` against the force limits, clamps it, stores it and applies the
@@ -1650,13 +1650,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             }
             if change.iter().any(|&x| x != 0.0) {
-                e.constraint.apply_impulse(
-                    &e.jacobian,
-                    &change,
-                    &e.inverse_masses,
-                    &e.bodies,
-                    velocities,
-                );
+                e.apply(&change, velocities);
             }
             e.direct_rows = rows;
             let k = e
