@@ -1169,7 +1169,8 @@ impl Space {
 
     /// Every constraint of the space: its id, its type's [`Constraint::NAME`] and its
     /// distinct bodies in slot order; by type name, then in the order of each type's
-    /// storage.
+    /// storage (the order the solver visits them in, which a step that rebuilds the
+    /// islands may change: constraints in loops are swept in colour order).
     pub fn constraints(&self) -> impl Iterator<Item = ConstraintInfo> + use<> {
         let order = self.stores_by_name();
         let mut out = Vec::with_capacity(self.constraint_count());
