@@ -965,3 +965,66 @@ fn ignore_is_stored_and_does_not_change_the_simulation() {
     };
     assert_eq!(run(true), run(false));
 }
+
+/// A mesh's pivots are swept in colour order, not in the order they were added (the solver
+/// reorders its storage when the islands are rebuilt): every handle still names its own
+/// joint afterwards, through lookups, impulse queries and removal.
+#[test]
+fn handles_name_their_joints_after_the_sweep_order_changes() {
+    let mut space = gravity_space();
+    let n = 6;
+    let mut bodies = Vec::new();
+    for k in 0..n {
+        for i in 0..n {
+            let body = if i == 0 {
+                Body::static_body()
+            } else {
+                Body::dynamic(1.0, 0.1)
+            };
+            bodies.push(
+                space
+                    .add_body(body.at(Vec2::new(k as f32, -(i as f32))))
+                    .unwrap(),
+            );
+        }
+    }
+    let mut joints = Vec::new();
+    for k in 0..n {
+        for i in 1..n {
+            let (up, here) = (bodies[k * n + i - 1], bodies[k * n + i]);
+            let pivot = PivotJoint::new(up, here, Vec2::new(0.0, -0.5), Vec2::new(0.0, 0.5));
+            joints.push((space.add_constraint(pivot).unwrap(), up, here));
+            if k > 0 {
+                let left = bodies[(k - 1) * n + i];
+                let pivot = PivotJoint::new(left, here, Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.0));
+                joints.push((space.add_constraint(pivot).unwrap(), left, here));
+            }
+        }
+    }
+    let added: Vec<_> = space.constraints().map(|c| c.id).collect();
+    space.step(1.0 / 60.0);
+    let stepped: Vec<_> = space.constraints().map(|c| c.id).collect();
+    assert_ne!(added, stepped, "the mesh's storage was not reordered");
+    let check =
+        |space: &Space, joints: &[(ConstraintHandle<PivotJoint>, BodyHandle, BodyHandle)]| {
+            for &(handle, a, b) in joints {
+                let joint = space.constraint(handle).unwrap();
+                assert_eq!((joint.body1, joint.body2), (a, b));
+                // The impulses reported are this joint's: equal and opposite on its two
+                // bodies, and, on a column's joints, holding the mesh up.
+                let (on_a, _) = space.body_impulse(handle, a).unwrap();
+                let (on_b, _) = space.body_impulse(handle, b).unwrap();
+                let x = |body| space.body(body).unwrap().position().x;
+                assert!(x(a) != x(b) || on_b.y > 0.0, "{on_b}");
+                assert!((on_a + on_b).length() <= 1e-5 * on_b.length());
+            }
+        };
+    check(&space, &joints);
+    // Removing one joint (swap-removal) and stepping again (a rebuild, a recolouring).
+    let (removed, _, _) = joints.remove(7);
+    let joint = space.remove_constraint(removed).unwrap();
+    assert!(space.constraint(removed).is_err());
+    assert_ne!(joint.body1, joint.body2);
+    space.step(1.0 / 60.0);
+    check(&space, &joints);
+}
