@@ -1077,8 +1077,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
     /// Jacobian (the world anchors, which turn with the bodies) and its positional bias
     /// anew; its effective mass, a preconditioner of the sweep that does not change what
-    /// it converges to, is kept from the step's first substep. Returns `false` (and does
-    /// nothing) where the full preparation is needed.
+    /// it converges to, is kept from the step's first substep. For an entry whose full
+    /// preparation this step left it `refreshable` and still `solving` (the caller checks);
+    /// returns `false` (and does nothing) if its error is not finite, where the full
+    /// preparation decides what to do.
     #[inline]
     fn refresh_entry(e: &mut Entry<T, D, B>, substep: &Substep, poses: &[Pose]) -> bool {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
@@ -2081,7 +2083,7 @@ mod tests {
 
     #[test]
     fn sweeps_are_ordered_by_colour_and_the_order_is_stable_under_recolouring() {
-        // A 4 × 4 grid of bodies, its left column static, joined as a joint grid is:
+        // A 4 × 4 grid of bodies, its top row static, joined as a joint grid is:
         // entries in insertion order share a body with the one before them.
         let n = 4;
         let dynamic: Vec<bool> = (0..n * n).map(|b| b % n != 0).collect();
