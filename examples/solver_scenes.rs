@@ -1,6 +1,6 @@
 //! The solver's reference scenes at the defaults: `chain`, `chain_hang` (200 links) and
 //! `joint_grid` (100 × 100), with ms/step and the anchor error, as reference/scenes.md
-//! measures them; `ball` is the swinging ball and chain of the scene tests (40 links, a
+//! measures them, and the energy the run gained (negative: lost); `ball` is the swinging ball and chain of the scene tests (40 links, a
 //! ball of 800 times a link's mass) and `ragdolls` five ragdolls (`--dolls N`) hand in hand
 //! hung by one hand (their angle limits reached and left; the largest limit overshoot is printed too),
 //! neither run unless named. `cargo run --release --example
@@ -140,8 +140,8 @@ fn main() {
         which
     };
     println!(
-        "{:<11} {:>9} {:>10} {:>11} {:>11} {:>11}  exact substeps: steps",
-        "scene", "steps", "ms/step", "final max", "final mean", "run max"
+        "{:<11} {:>9} {:>10} {:>11} {:>11} {:>11} {:>11}  exact substeps: steps",
+        "scene", "steps", "ms/step", "final max", "final mean", "run max", "energy Δ"
     );
     for name in which {
         let (mut scene, steps) = match name {
@@ -152,6 +152,7 @@ fn main() {
             _ => (scenes::joint_grid(grid), 300),
         };
         apply_settings(&mut scene.space, &args);
+        let initial_energy = scene.energy();
         let mut timed = 0.0f64;
         // How many island-steps took each number of exact substeps.
         let mut taken = [0usize; nape::limits::MAX_SUBSTEPS as usize + 1];
@@ -171,13 +172,14 @@ fn main() {
         }
         let (max, mean) = scene.error();
         println!(
-            "{:<11} {:>9} {:>10.4} {:>11.5} {:>11.5} {:>11.5}  {}",
+            "{:<11} {:>9} {:>10.4} {:>11.5} {:>11.5} {:>11.5} {:>11.4e}  {}",
             name,
             steps,
             timed * 1e3 / (steps - 1) as f64,
             max,
             mean,
             run_max,
+            scene.energy() - initial_energy,
             histogram(&taken)
         );
         if !scene.limits.is_empty() {
