@@ -1826,7 +1826,6 @@ impl Space {
             }
             if exact {
                 self.carry_momentum_into_weights();
-                self.direct.begin_substep();
             }
             for &s in &self.store_order {
                 self.stores[s].prepare(
@@ -2143,7 +2142,6 @@ impl Space {
     /// Rewrites and refactors the rows of every acyclic island at the current poses, each
     /// island damped by its `lm_damping`.
     fn relinearize(&mut self) {
-        self.direct.begin_substep();
         for &s in &self.store_order {
             self.stores[s].relinearize(
                 &self.poses,

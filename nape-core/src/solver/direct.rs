@@ -73,6 +73,9 @@ pub(crate) struct ExactRows<const D: usize, const B: usize> {
     pub(crate) lambda: [f32; D],
     /// The compliance between two written rows.
     pub(crate) compliance: [[f32; D]; D],
+    /// Whether each slot is the first of the constraint's slots that hold its body (the
+    /// others add to its columns).
+    pub(crate) first_slot: [bool; B],
 }
 
 /// Where a constraint's rows live in the direct system.
@@ -334,6 +337,7 @@ impl DirectSystem {
         self.lambda = vec![0.0; rows_total];
         self.jacobian = vec![0.0; jac_total];
         self.gamma = vec![0.0; gamma_total];
+        self.reset_rows();
         self.build_tree(dynamic.len());
         assignment
     }
@@ -571,9 +575,11 @@ impl DirectSystem {
         }
     }
 
-    /// Resets the rows for a new substep: every row inactive (no Jacobian, unit
-    /// compliance, so its impulse stays zero) until its constraint writes it.
-    pub(crate) fn begin_substep(&mut self) {
+    /// Makes every row inactive (no Jacobian, unit compliance, so its impulse stays zero)
+    /// until its constraint writes it. A rebuild leaves the rows so; within a step each
+    /// constraint clears its own rows before it writes them ([`clear_rows`](Self::clear_rows)),
+    /// where they are in cache anyway, instead of a pass over every array.
+    pub(crate) fn reset_rows(&mut self) {
         self.jacobian.fill(0.0);
         self.gamma.fill(0.0);
         for b in &mut self.bias {
@@ -620,8 +626,12 @@ impl DirectSystem {
         self.gamma[s.gamma_offset + r * s.rows + r] = 0.0;
     }
 
-    /// Writes the rows of the constraint at `slot` that `rows` marks written, as
-    /// [`set_row`](Self::set_row) does one by one, and the compliance between them.
+    /// Writes every row of the constraint at `slot`: those `rows` marks written as
+    /// [`set_row`](Self::set_row) does one by one, with the compliance between them, and
+    /// the others inactive, as [`clear_rows`](Self::clear_rows) leaves them. Every row's
+    /// projection error is cleared (the projection measures it when it runs). Only the
+    /// columns of the constraint's own slots are written: the others stay zero from the
+    /// rebuild.
     pub(crate) fn set_rows<const D: usize, const B: usize>(
         &mut self,
         slot: &DirectSlot,
@@ -638,40 +648,60 @@ impl DirectSystem {
         let s = &supers[slot.node as usize];
         let first = slot.row as usize;
         let stride = s.body_count * 3;
-        let gamma = &mut gamma[s.gamma_offset..s.gamma_offset + s.rows * s.rows];
+        let at = s.jacobian_offset + first * stride;
+        let jacobian = &mut jacobian[at..at + D * stride];
+        let at = s.row_offset + first;
+        let [biased, relaxed, projected] = bias;
+        let (biased, relaxed) = (&mut biased[at..at + D], &mut relaxed[at..at + D]);
+        let (projected, lambda) = (&mut projected[at..at + D], &mut lambda[at..at + D]);
         for i in 0..D {
-            if !rows.written[i] {
-                continue;
-            }
-            let r = first + i;
-            let at = s.jacobian_offset + r * stride;
-            let target = &mut jacobian[at..at + stride];
-            for (j, &p) in rows.jacobian[i].iter().zip(&slot.positions) {
+            let written = rows.written[i];
+            let row = &mut jacobian[i * stride..(i + 1) * stride];
+            for ((j, &p), &first_slot) in rows.jacobian[i]
+                .iter()
+                .zip(&slot.positions)
+                .zip(&rows.first_slot)
+            {
                 if p == u8::MAX {
                     continue;
                 }
                 let p = p as usize * 3;
-                for (t, j) in target[p..p + 3].iter_mut().zip(j) {
-                    *t += f64::from(*j);
+                let target = &mut row[p..p + 3];
+                let j = if written { j.map(f64::from) } else { [0.0; 3] };
+                if first_slot {
+                    target.copy_from_slice(&j);
+                } else {
+                    target.iter_mut().zip(&j).for_each(|(t, j)| *t += j);
                 }
             }
-            let at = s.row_offset + r;
-            bias[0][at] = f64::from(rows.bias[i][0]);
-            bias[1][at] = f64::from(rows.bias[i][1]);
-            lambda[at] = f64::from(rows.lambda[i]);
+            let (b, l) = if written {
+                (rows.bias[i].map(f64::from), f64::from(rows.lambda[i]))
+            } else {
+                ([0.0; 2], 0.0)
+            };
+            biased[i] = b[0];
+            relaxed[i] = b[1];
+            projected[i] = 0.0;
+            lambda[i] = l;
         }
+        let at = s.gamma_offset + first * s.rows + first;
         for i in 0..D {
-            for j in 0..D {
-                if rows.written[i] && rows.written[j] {
-                    gamma[(first + i) * s.rows + first + j] = f64::from(rows.compliance[i][j]);
-                }
+            let row = &mut gamma[at + i * s.rows..at + i * s.rows + D];
+            for (j, g) in row.iter_mut().enumerate() {
+                *g = if rows.written[i] && rows.written[j] {
+                    f64::from(rows.compliance[i][j])
+                } else if i == j {
+                    1.0
+                } else {
+                    0.0
+                };
             }
         }
     }
 
-    /// Makes the `rows` rows of the constraint at `slot` inactive again, as
-    /// [`begin_substep`](Self::begin_substep) leaves them (its active-set step rewrites
-    /// them with another set of rows).
+    /// Makes the `rows` rows of the constraint at `slot` inactive, as
+    /// [`reset_rows`](Self::reset_rows) leaves them: before its constraint writes them for
+    /// a substep, or rewrites them with another set of rows (the active set).
     pub(crate) fn clear_rows(&mut self, slot: &DirectSlot, rows: usize) {
         let s = &self.supers[slot.node as usize];
         let first = slot.row as usize;
@@ -1658,7 +1688,7 @@ mod tests {
         dynamic[9] = false;
         let mut system = DirectSystem::default();
         let slots = system.rebuild(&links, &dynamic);
-        system.begin_substep();
+        system.reset_rows();
         for slot in &slots {
             let slot = slot.expect("acyclic");
             system.set_row(
@@ -1710,7 +1740,7 @@ mod tests {
         let mut system = DirectSystem::default();
         let slots = system.rebuild(&links, &dynamic);
         let (s0, s1) = (slots[0].unwrap(), slots[1].unwrap());
-        system.begin_substep();
+        system.reset_rows();
         // Row 0: v0.y = 0 (the anchor is static). Row 1: v1.y − v0.y = 0.
         system.set_row(&s0, 0, &[[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]], [0.0; 2], 0.0);
         system.set_row(&s1, 0, &[[0.0, -1.0, 0.0], [0.0, 1.0, 0.0]], [0.0; 2], 0.0);
@@ -1808,7 +1838,7 @@ mod tests {
         let mut jacobian = vec![[0.0f64; 21]; total];
         let (mut gamma, mut bias) = (vec![0.0f64; total], vec![0.0f64; total]);
         let mut error = vec![0.0f64; total];
-        system.begin_substep();
+        system.reset_rows();
         let mut row = 0;
         for (l, slot) in slots.iter().enumerate() {
             let slot = slot.expect("acyclic");

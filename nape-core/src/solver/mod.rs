@@ -1018,6 +1018,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             bias: [[0.0; 2]; D],
             lambda: e.impulse,
             compliance: k.map(|row| row.map(|kij| compliance * kij)),
+            first_slot: std::array::from_fn(|s| e.local[s] == s),
         };
         for i in 0..D {
             if !e.direct_rows[i] {
@@ -1378,6 +1379,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
             }
             Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
+            if let (Some(slot), false) = (&e.direct, e.solving) {
+                // Its rows, written in an earlier substep, act no more.
+                direct.clear_rows(slot, D);
+            }
             if e.direct.is_some() {
                 self.direct_swept |= e.solving && e.sweep;
                 self.direct_active_set |= e.solving && !e.sweep && (e.limited || e.clamp_force);
@@ -1511,6 +1516,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 .constraint
                 .effective_mass(&jacobian, &e.inverse_masses, e.shared);
             if k.iter().flatten().any(|x| !x.is_finite()) {
+                direct.clear_rows(&slot, D);
                 continue;
             }
             let (k, _) = weighted(&k, &e.weights);
@@ -1659,7 +1665,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 .constraint
                 .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
             let (k, _) = weighted(&k, &e.weights);
-            direct.clear_rows(&slot, D);
             Self::write_direct_rows(
                 e,
                 &slot,
