@@ -198,9 +198,10 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     max_impulse: f32,
     /// Prepared this substep with at least one active row.
     solving: bool,
-    /// Prepared in full this step as a swept constraint with equality rows only: the
-    /// later substeps only refresh `J` and the bias ([`Store::refresh_entry`]), deciding
-    /// so from this line of the entry alone.
+    /// Prepared in full this step as a swept constraint with equality rows only, or as a
+    /// stiff one whose every row the exact solve takes: the later substeps only refresh
+    /// `J` and the bias ([`Store::refresh_entry`]), or `J`, `K` and the exact rows
+    /// ([`Store::refresh_exact_entry`]), deciding so from this line of the entry alone.
     refreshable: bool,
     /// `clamp_force` or `break_under_force`: whether an update must look at the length
     /// of the impulse at all (a copy of the settings' flag, so the sweep need not read
@@ -994,6 +995,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             };
             e.sweep = (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
             e.direct_rows = std::array::from_fn(exact_row);
+            // A stiff equality constraint solved exactly with every row: its later
+            // substeps need only `J`, `K` and the rows (`refresh_exact_entry`).
+            e.refreshable = !T::HAS_LIMITS
+                && !T::VELOCITY_ONLY
+                && s.stiff
+                && !e.clamp_force
+                && e.direct_rows.iter().all(|&r| r);
             Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
         }
     }
@@ -1100,6 +1108,57 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         } else {
             e.bias = [spring_bias(s, &c, substep.h).1; 2];
         }
+        true
+    }
+
+    /// Within a step, a stiff equality constraint whose every row the exact solve took at
+    /// the step's first substep (its full preparation left it `refreshable`; the caller
+    /// checks it is still `solving` and in the run) needs only its Jacobian, its
+    /// effective mass (the compliance and whether every row can act) and its rows in the
+    /// direct system anew: its weights, biases (none: the projection corrects positions),
+    /// masses and limits are the step's. Returns `false` (having changed nothing) where a
+    /// row can no longer act or `K` is not finite, which the full preparation handles.
+    #[inline]
+    fn refresh_exact_entry(
+        e: &mut Entry<T, D, B>,
+        slot: &DirectSlot,
+        substep: &Substep,
+        poses: &[Pose],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    ) -> bool {
+        if T::HAS_LIMITS || T::VELOCITY_ONLY {
+            return false;
+        }
+        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let jacobian = e.constraint.jacobian(slot_poses);
+        let k = e
+            .constraint
+            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+        if !(0..D).all(|i| k[i][i] > 0.0 && k[i][i].is_finite())
+            || !k.iter().flatten().sum::<f32>().is_finite()
+        {
+            return false;
+        }
+        let (k, _) = weighted(&k, &e.weights);
+        e.jacobian = jacobian;
+        // Last substep's physical impulse, rescaled for a new h (as the full preparation).
+        let scale = if e.previous_h > 0.0 {
+            substep.h / e.previous_h
+        } else {
+            0.0
+        };
+        e.impulse = std::array::from_fn(|i| e.weights[i] * e.weights[i] * e.impulse[i] * scale);
+        e.previous_h = substep.h;
+        Self::write_direct_rows(
+            e,
+            slot,
+            &e.jacobian,
+            &k,
+            e.direct_compliance,
+            velocities,
+            direct,
+        );
         true
     }
 
@@ -1364,6 +1423,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && e.solving
                 && !substep.first
                 && substep.group == Group::Swept
+                && e.direct.is_none()
                 && Self::refresh_entry(e, substep, poses)
             {
                 Self::warm_start(e, velocities);
@@ -1372,9 +1432,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !substep.group.holds(e.direct.is_some()) {
                 continue;
             }
-            if let Some(slot) = &e.direct {
-                e.in_run = direct.is_active(slot);
+            if let Some(slot) = e.direct {
+                e.in_run = direct.is_active(&slot);
                 if !e.in_run {
+                    continue;
+                }
+                // A constraint broken by its force in the last substep is idled by the
+                // full preparation.
+                if e.refreshable
+                    && e.solving
+                    && e.broken.is_none()
+                    && !substep.first
+                    && Self::refresh_exact_entry(e, &slot, substep, poses, velocities, direct)
+                {
+                    Self::warm_start(e, velocities);
                     continue;
                 }
             }
