@@ -632,6 +632,7 @@ impl DirectSystem {
     /// projection error is cleared (the projection measures it when it runs). Only the
     /// columns of the constraint's own slots are written: the others stay zero from the
     /// rebuild.
+    #[inline]
     pub(crate) fn set_rows<const D: usize, const B: usize>(
         &mut self,
         slot: &DirectSlot,
