@@ -295,9 +295,10 @@ pub struct Space {
     /// then hangs within 0.28 m (0.04 m at the end of 5 s). 0 is treated as 1.
     pub substeps: u32,
     /// Substeps per step of the islands solved exactly (acyclic: chains, trees, ragdolls,
-    /// bridges; see `direct_solve`). An exact solve needs no iterations, but a heavily
-    /// loaded chain's transverse modes are fast: default 8, which a ball of 800 times a
-    /// link's mass swinging on a chain needs. 0 is treated as 1.
+    /// bridges; see `direct_solve`), the most each takes with `adaptive_substeps`. An
+    /// exact solve needs no iterations, but fast spins and a loaded rope's transverse
+    /// modes need substeps: default 8 (a 200-link chain whipping through takes up to 5
+    /// for a few steps). 0 is treated as 1.
     pub exact_substeps: u32,
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
     /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor moves by
