@@ -1741,23 +1741,18 @@ impl Space {
             return;
         }
         self.islands.exact_masses.clone_from(&self.inverse_masses);
-        for (inverse, &alpha) in self
+        // A body has at most one of the two weights above 1 (resting or moving island).
+        for ((inverse, &alpha), &beta) in self
             .islands
             .exact_masses
             .iter_mut()
             .zip(&self.islands.body_weight)
+            .zip(&self.islands.body_turn_weight)
         {
             if alpha > 1.0 {
                 inverse.mass /= alpha;
                 inverse.inertia /= alpha;
             }
-        }
-        for (inverse, &beta) in self
-            .islands
-            .exact_masses
-            .iter_mut()
-            .zip(&self.islands.body_turn_weight)
-        {
             if beta > 1.0 {
                 inverse.inertia /= beta;
             }
