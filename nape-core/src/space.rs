@@ -25,6 +25,14 @@ pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 const STABLE_SWING: f32 = 1.5;
 const STABLE_SPIN: f32 = 0.2;
 
+/// The most a moving island's body's inertia is multiplied to hold its turning (see
+/// `Space::weigh_exact_bodies`): a mode ten times faster than a substep holds unweighted.
+/// The ball on its chain needs about 12. Beyond, the island takes more substeps, as it
+/// did before the weights: contradictory joints whose impulses blow up give estimates of
+/// 1e30 and more, and a body of near-infinite inertia made the projection's system so
+/// nearly singular that it flung a body 2e4 m (`tests/guarantees_proptest.rs`).
+const MAX_TURN_WEIGHT: f32 = 100.0;
+
 /// The fewest substeps an exactly solved island takes when adapting: at one, a swinging
 /// chain's position projection (which moves bodies without a velocity) leaves reported
 /// velocities metres per second off the motion, and a microsecond step followed by a
@@ -1653,15 +1661,19 @@ impl Space {
             let velocity = self.velocities[b];
             let spin = velocity.angular.abs();
             // The part of the swing that moves the body along a line; the turning part is
-            // weighed (below). A non-finite load takes every substep.
-            let shifting = if swing.is_finite() {
-                (moving * inverse.mass).sqrt()
+            // weighed (below), up to `MAX_TURN_WEIGHT`. A non-finite load takes every
+            // substep.
+            let (shifting, turning) = if swing.is_finite() {
+                (
+                    (moving * inverse.mass).sqrt(),
+                    (turning * inverse.inertia).sqrt() / MAX_TURN_WEIGHT.sqrt(),
+                )
             } else {
-                f32::INFINITY
+                (f32::INFINITY, f32::INFINITY)
             };
             // In units of the turn each may take per substep.
             let fastest = &mut self.islands.island_fastest[island as usize];
-            *fastest = fastest.max((shifting / STABLE_SWING).max(spin / STABLE_SPIN));
+            *fastest = fastest.max((shifting.max(turning) / STABLE_SWING).max(spin / STABLE_SPIN));
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
@@ -1706,7 +1718,7 @@ impl Space {
                 let turning = self.islands.body_stiffness[b][0] * self.inverse_masses[b].inertia;
                 let turn = turning.sqrt() * h / STABLE_SWING;
                 if turn > 1.0 {
-                    self.islands.body_turn_weight[b] = turn * turn;
+                    self.islands.body_turn_weight[b] = (turn * turn).min(MAX_TURN_WEIGHT);
                 }
             }
             self.islands.any_weighted |=
@@ -2379,6 +2391,7 @@ mod tests {
         assert!(heavy[1] > 2.0, "{heavy:?}");
         assert!(heavy[1] >= heavy[10], "{heavy:?}");
         assert_eq!(heavy[11], 1.0, "the ball: {heavy:?}");
+        assert!(heavy.iter().all(|&w| w <= MAX_TURN_WEIGHT), "{heavy:?}");
         let (resting, n) = weights(10, 4000.0, false);
         assert_eq!(n, 1);
         assert!(resting.iter().all(|&w| w == 1.0), "{resting:?}");
