@@ -27,7 +27,7 @@ const STABLE_SPIN: f32 = 0.2;
 
 /// The most a moving island's body's inertia is multiplied to hold its turning (see
 /// `Space::weigh_exact_bodies`): a mode ten times faster than a substep holds unweighted.
-/// The ball on its chain needs about 12. Beyond, the island takes more substeps, as it
+/// The ball swinging on its chain reaches 11. Beyond, the island takes more substeps, as it
 /// did before the weights: contradictory joints whose impulses blow up give estimates of
 /// 1e30 and more, and a body of near-infinite inertia made the projection's system so
 /// nearly singular that it flung a body 2e4 m (`tests/guarantees_proptest.rs`).
