@@ -351,10 +351,12 @@ proptest! {
         // run lasts at most a few seconds; the worst error seen was 84 (m or rad) at 16,384
         // cases and 223 at 1,048,576 (`PROPTEST_CASES`, release; 1,200 at 262,144 before
         // limits joined the exact solve), where an unguarded projection left 1.9e8 within
-        // 1,024. Open: since the sweeps' order and update changed (2026-11-26) the search
-        // at 1,048,576 cases walks into a space of 45 operations whose contradictory joints
-        // end 1,376 m apart, as the code before that change does on it too (found, not
-        // caused, by the new search); 262,144 cases pass.
+        // 1,024. After the sweeps' order and update changed (2026-11-26) the search at
+        // 1,048,576 cases walked into a space of 45 operations whose contradictory joints
+        // ended 1,376 m apart (as the code before that change did on it too); since moving
+        // exact islands weigh their links' inertia (capped: see
+        // `a_runaway_turning_stiffness_does_not_freeze_a_body` below) it no longer does,
+        // and the worst of 1,048,576 cases is 223 again.
         if std::env::var("NAPE_PRINT_WORST").is_ok() {
             eprintln!("worst joint error {}", world.worst);
         }
