@@ -2229,6 +2229,44 @@ mod tests {
         chosen_substeps_with(ConstraintSettings::default(), links, ball, steps, push)
     }
 
+    /// A space under gravity (0, −10) with a chain of `links` links of 1 m and `link`'s mass
+    /// and inertia hanging from a static body by pivots with `settings`, and a ball of
+    /// `ball` kg at its end (none if 0), returned with the space.
+    fn hanging_chain(
+        settings: ConstraintSettings,
+        links: usize,
+        link: (f32, f32),
+        ball: f32,
+    ) -> (Space, Option<BodyHandle>) {
+        let mut space = Space::new();
+        space.gravity = Vec2::new(0.0, -10.0);
+        let mut previous = space.add_body(Body::static_body()).unwrap();
+        let mut anchor = Vec2::ZERO;
+        for i in 0..links {
+            let body = Body::dynamic(link.0, link.1).at(Vec2::new(0.0, -0.5 - i as f32));
+            let body = space.add_body(body).unwrap();
+            space
+                .add_constraint_with(
+                    crate::PivotJoint::new(previous, body, anchor, Vec2::new(0.0, 0.5)),
+                    settings,
+                )
+                .unwrap();
+            (previous, anchor) = (body, Vec2::new(0.0, -0.5));
+        }
+        let ball = (ball > 0.0).then(|| {
+            let at = Vec2::new(0.0, -(links as f32) - 1.0);
+            let ball = space.add_body(Body::dynamic(ball, ball).at(at)).unwrap();
+            space
+                .add_constraint_with(
+                    crate::PivotJoint::new(previous, ball, anchor, Vec2::new(0.0, 1.0)),
+                    settings,
+                )
+                .unwrap();
+            ball
+        });
+        (space, ball)
+    }
+
     /// [`chosen_substeps`] with every joint's `settings`, and `push` the velocity every
     /// body is given before the last step (`Vec2::ZERO`: stilled, at rest with its load).
     fn chosen_substeps_with(
@@ -2238,31 +2276,7 @@ mod tests {
         steps: usize,
         push: Option<Vec2>,
     ) -> u32 {
-        let mut space = Space::new();
-        space.gravity = Vec2::new(0.0, -10.0);
-        let mut previous = space.add_body(Body::static_body()).unwrap();
-        let mut anchor = Vec2::ZERO;
-        for i in 0..links {
-            let link = Body::dynamic(0.25, 0.0221).at(Vec2::new(0.0, -0.5 - i as f32));
-            let link = space.add_body(link).unwrap();
-            space
-                .add_constraint_with(
-                    crate::PivotJoint::new(previous, link, anchor, Vec2::new(0.0, 0.5)),
-                    settings,
-                )
-                .unwrap();
-            (previous, anchor) = (link, Vec2::new(0.0, -0.5));
-        }
-        if ball > 0.0 {
-            let at = Vec2::new(0.0, -(links as f32) - 1.0);
-            let ball = space.add_body(Body::dynamic(ball, ball).at(at)).unwrap();
-            space
-                .add_constraint_with(
-                    crate::PivotJoint::new(previous, ball, anchor, Vec2::new(0.0, 1.0)),
-                    settings,
-                )
-                .unwrap();
-        }
+        let (mut space, _) = hanging_chain(settings, links, (0.25, 0.0221), ball);
         for _ in 0..steps {
             space.step(1.0 / 60.0);
         }
@@ -2342,33 +2356,9 @@ mod tests {
     #[test]
     fn a_moving_island_weighs_the_inertia_its_tension_turns() {
         let weights = |links: usize, ball: f32, push: bool| {
-            let mut space = Space::new();
-            space.gravity = Vec2::new(0.0, -10.0);
-            let mut previous = space.add_body(Body::static_body()).unwrap();
-            let mut anchor = Vec2::ZERO;
-            for i in 0..links {
-                let link = Body::dynamic(5.0, 0.442).at(Vec2::new(0.0, -0.5 - i as f32));
-                let link = space.add_body(link).unwrap();
-                space
-                    .add_constraint(crate::PivotJoint::new(
-                        previous,
-                        link,
-                        anchor,
-                        Vec2::new(0.0, 0.5),
-                    ))
-                    .unwrap();
-                (previous, anchor) = (link, Vec2::new(0.0, -0.5));
-            }
-            let at = Vec2::new(0.0, -(links as f32) - 1.0);
-            let ball = space.add_body(Body::dynamic(ball, ball).at(at)).unwrap();
-            space
-                .add_constraint(crate::PivotJoint::new(
-                    previous,
-                    ball,
-                    anchor,
-                    Vec2::new(0.0, 1.0),
-                ))
-                .unwrap();
+            let settings = ConstraintSettings::default();
+            let (mut space, ball) = hanging_chain(settings, links, (5.0, 0.442), ball);
+            let ball = ball.expect("a ball");
             for step in 0..30 {
                 if push && step == 29 {
                     let _ = space.body_mut(ball).unwrap().set_velocity(Vec2::X);
