@@ -27,7 +27,9 @@ const STABLE_SPIN: f32 = 0.2;
 
 /// The most a moving island's body's inertia is multiplied to hold its turning (see
 /// `Space::weigh_exact_bodies`): a mode ten times faster than a substep holds unweighted.
-/// The ball swinging on its chain reaches 11. Beyond, the island takes more substeps, as it
+/// The ball swinging on its chain stays under it: it takes the fewest substeps in every
+/// step (`solver_scenes ball`), which it would not if a weight passed this. Beyond, the
+/// island takes more substeps, as it
 /// did before the weights: contradictory joints whose impulses blow up give estimates of
 /// 1e30 and more, and a body of near-infinite inertia made the projection's system so
 /// nearly singular that it flung a body 2e4 m (`tests/guarantees_proptest.rs`).
@@ -1661,9 +1663,9 @@ impl Space {
             let velocity = self.velocities[b];
             let spin = velocity.angular.abs();
             // The part of the swing that moves the body along a line; the turning part is
-            // weighed (below), up to `MAX_TURN_WEIGHT`. A non-finite load takes every
-            // substep.
-            let (shifting, turning) = if swing.is_finite() {
+            // weighed (below), up to `MAX_TURN_WEIGHT`, and what that leaves over takes
+            // substeps. A non-finite load takes every substep.
+            let (shifting, overweight) = if swing.is_finite() {
                 (
                     (moving * inverse.mass).sqrt(),
                     (turning * inverse.inertia).sqrt() / MAX_TURN_WEIGHT.sqrt(),
@@ -1673,7 +1675,8 @@ impl Space {
             };
             // In units of the turn each may take per substep.
             let fastest = &mut self.islands.island_fastest[island as usize];
-            *fastest = fastest.max((shifting.max(turning) / STABLE_SWING).max(spin / STABLE_SPIN));
+            *fastest =
+                fastest.max((shifting.max(overweight) / STABLE_SWING).max(spin / STABLE_SPIN));
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];

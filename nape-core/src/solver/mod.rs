@@ -300,6 +300,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         let impulse_squared = length_squared(impulse);
         let breaks = impulse_squared > self.max_impulse * self.max_impulse;
         if breaks {
+            // The next substep takes the full preparation, which idles it.
+            self.refreshable = false;
             self.broken = Some(Break::force(
                 impulse_squared,
                 self.previous_h,
@@ -1115,14 +1117,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// the step's first substep (its full preparation left it `refreshable`; the caller
     /// checks it is still `solving` and in the run) needs only its Jacobian, its
     /// effective mass (the compliance and whether every row can act) and its rows in the
-    /// direct system anew: its weights, biases (none: the projection corrects positions),
-    /// masses and limits are the step's. Returns `false` (having changed nothing) where a
-    /// row can no longer act or `K` is not finite, which the full preparation handles.
+    /// direct system anew: its biases (none: the projection corrects positions), masses
+    /// and `h`, and so its warm start, are the step's, and its weights all 1 (no limits,
+    /// every row usable). Returns `false` (having changed nothing) where a row can no
+    /// longer act or `K` is not finite, which the full preparation handles.
     #[inline]
     fn refresh_exact_entry(
         e: &mut Entry<T, D, B>,
         slot: &DirectSlot,
-        substep: &Substep,
         poses: &[Pose],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
@@ -1140,16 +1142,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         {
             return false;
         }
-        let (k, _) = weighted(&k, &e.weights);
         e.jacobian = jacobian;
-        // Last substep's physical impulse, rescaled for a new h (as the full preparation).
-        let scale = if e.previous_h > 0.0 {
-            substep.h / e.previous_h
-        } else {
-            0.0
-        };
-        e.impulse = std::array::from_fn(|i| e.weights[i] * e.weights[i] * e.impulse[i] * scale);
-        e.previous_h = substep.h;
         Self::write_direct_rows(
             e,
             slot,
@@ -1437,13 +1430,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if !e.in_run {
                     continue;
                 }
-                // A constraint broken by its force in the last substep is idled by the
-                // full preparation.
                 if e.refreshable
                     && e.solving
-                    && e.broken.is_none()
                     && !substep.first
-                    && Self::refresh_exact_entry(e, &slot, substep, poses, velocities, direct)
+                    && Self::refresh_exact_entry(e, &slot, poses, velocities, direct)
                 {
                     Self::warm_start(e, velocities);
                     continue;
