@@ -172,6 +172,19 @@ pub(crate) const LOAD_UNKNOWN: u8 = 1;
 /// the weighting of a resting island would stiffen it.
 pub(crate) const SPRUNG: u8 = 2;
 
+/// What a constraint's later substeps of a step do instead of its full preparation, as
+/// the full preparation of the step's first substep decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refresh {
+    /// Prepare in full.
+    Full,
+    /// Swept, equality rows only: refresh `J` and the bias ([`Store::refresh_entry`]).
+    Swept,
+    /// Stiff, every row in the exact solve: refresh `J`, `K` and the rows
+    /// ([`Store::refresh_exact_entry`]).
+    Exact,
+}
+
 /// One constraint and everything the solver caches for it.
 ///
 /// The fields are laid out (`repr(C)`, each entry on its own cache lines) by how often the
@@ -198,11 +211,9 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     max_impulse: f32,
     /// Prepared this substep with at least one active row.
     solving: bool,
-    /// Prepared in full this step as a swept constraint with equality rows only, or as a
-    /// stiff one whose every row the exact solve takes: the later substeps only refresh
-    /// `J` and the bias ([`Store::refresh_entry`]), or `J`, `K` and the exact rows
-    /// ([`Store::refresh_exact_entry`]), deciding so from this line of the entry alone.
-    refreshable: bool,
+    /// What the later substeps of this step refresh instead of preparing in full,
+    /// decided from this line of the entry alone (see [`Refresh`]).
+    refresh: Refresh,
     /// `clamp_force` or `break_under_force`: whether an update must look at the length
     /// of the impulse at all (a copy of the settings' flag, so the sweep need not read
     /// the settings).
@@ -301,7 +312,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         let breaks = impulse_squared > self.max_impulse * self.max_impulse;
         if breaks {
             // The next substep takes the full preparation, which idles it.
-            self.refreshable = false;
+            self.refresh = Refresh::Full;
             self.broken = Some(Break::force(
                 impulse_squared,
                 self.previous_h,
@@ -752,7 +763,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             impulse_scale: [[0.0; D]; 2],
             max_impulse: f32::INFINITY,
             clamp_force: false,
-            refreshable: false,
+            refresh: Refresh::Full,
             force_checked: false,
             solving: false,
             previous_h: 0.0,
@@ -819,7 +830,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
-        e.refreshable = false;
+        e.refresh = Refresh::Full;
         e.solving = false;
         e.direct_rows = [false; D];
         if !e.settings.active || e.broken.is_some() {
@@ -974,7 +985,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
         e.previous_h = h;
         e.solving = (0..D).any(|i| active[i] && usable(i));
-        e.refreshable = !T::HAS_LIMITS && !T::VELOCITY_ONLY && e.direct.is_none() && e.solving;
+        if !T::HAS_LIMITS && !T::VELOCITY_ONLY && e.direct.is_none() && e.solving {
+            e.refresh = Refresh::Swept;
+        }
         e.sweep = false;
 
         if let (Some(slot), true) = (e.direct, e.solving) {
@@ -999,11 +1012,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.direct_rows = std::array::from_fn(exact_row);
             // A stiff equality constraint solved exactly with every row: its later
             // substeps need only `J`, `K` and the rows (`refresh_exact_entry`).
-            e.refreshable = !T::HAS_LIMITS
+            if !T::HAS_LIMITS
                 && !T::VELOCITY_ONLY
                 && s.stiff
                 && !e.clamp_force
-                && e.direct_rows.iter().all(|&r| r);
+                && e.direct_rows.iter().all(|&r| r)
+            {
+                e.refresh = Refresh::Exact;
+            }
             Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
         }
     }
@@ -1089,7 +1105,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Jacobian (the world anchors, which turn with the bodies) and its positional bias
     /// anew; its effective mass, a preconditioner of the sweep that does not change what
     /// it converges to, is kept from the step's first substep. For an entry whose full
-    /// preparation this step left it `refreshable` and still `solving` (the caller checks);
+    /// preparation this step left it [`Refresh::Swept`] and still `solving` (the caller checks);
     /// returns `false` (and does nothing) if its error is not finite, where the full
     /// preparation decides what to do.
     #[inline]
@@ -1114,7 +1130,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// Within a step, a stiff equality constraint whose every row the exact solve took at
-    /// the step's first substep (its full preparation left it `refreshable`; the caller
+    /// the step's first substep (its full preparation left it [`Refresh::Exact`]; the caller
     /// checks it is still `solving` and in the run) needs only its Jacobian, its
     /// effective mass (the compliance and whether every row can act) and its rows in the
     /// direct system anew: its biases (none: the projection corrects positions), masses
@@ -1412,11 +1428,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         for e in &mut self.entries {
             // A swept constraint's later substeps read only its first lines and the
             // constraint itself (the flags that decide so are among the first).
-            if e.refreshable
+            if e.refresh == Refresh::Swept
                 && e.solving
                 && !substep.first
                 && substep.group == Group::Swept
-                && e.direct.is_none()
                 && Self::refresh_entry(e, substep, poses)
             {
                 Self::warm_start(e, velocities);
@@ -1430,7 +1445,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if !e.in_run {
                     continue;
                 }
-                if e.refreshable
+                if e.refresh == Refresh::Exact
                     && e.solving
                     && !substep.first
                     && Self::refresh_exact_entry(e, &slot, poses, velocities, direct)
@@ -2033,7 +2048,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 impulse_scale: SnapshotFields::read_snapshot(input)?,
                 max_impulse: SnapshotFields::read_snapshot(input)?,
                 clamp_force: SnapshotFields::read_snapshot(input)?,
-                refreshable: false,
+                refresh: Refresh::Full,
                 force_checked: false,
                 solving: SnapshotFields::read_snapshot(input)?,
                 previous_h: SnapshotFields::read_snapshot(input)?,
