@@ -1040,11 +1040,17 @@ mod kernels {
             for (r, row) in rows.iter_mut().enumerate() {
                 row.copy_from_slice(&jac[r * stride + p * 3..r * stride + p * 3 + 3]);
             }
+            // Symmetric: each product once, mirrored (the same value bit for bit, the
+            // factors of a product commuting).
             for r in 0..N {
                 let ja = rows[r];
-                for c in 0..N {
+                for c in r..N {
                     let jb = rows[c];
-                    block[r * N + c] -= m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2];
+                    let product = m * (ja[0] * jb[0] + ja[1] * jb[1]) + i * ja[2] * jb[2];
+                    block[r * N + c] -= product;
+                    if c != r {
+                        block[c * N + r] -= product;
+                    }
                 }
             }
         }
