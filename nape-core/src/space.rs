@@ -35,11 +35,14 @@ const STABLE_SPIN: f32 = 0.2;
 /// nearly singular that it flung a body 2e4 m (`tests/guarantees_proptest.rs`).
 const MAX_TURN_WEIGHT: f32 = 100.0;
 
-/// The fewest substeps an exactly solved island takes when adapting: at one, a swinging
-/// chain's position projection (which moves bodies without a velocity) leaves reported
-/// velocities metres per second off the motion, and a microsecond step followed by a
-/// normal one sees no load to adapt to. (An island at rest takes one: see [`REST_SPEED`].)
-const MIN_EXACT_SUBSTEPS: u32 = 2;
+/// The fewest substeps an exactly solved island takes when adapting, moving or at rest
+/// (see [`REST_SPEED`]). A moving island's last substep ends at its final poses (see
+/// `Space::run_substeps`): its rows relinearised there before the position projection
+/// and its velocities solved again there, so one substep holds its joints and reports
+/// velocities that match the motion (with the substep's start factor instead, one in
+/// nine projections of a swinging chain made its error worse and needed the
+/// Levenberg–Marquardt restart, and reported velocities were metres per second off).
+const MIN_EXACT_SUBSTEPS: u32 = 1;
 
 /// The speeds (m/s, rad/s) under which every body of an acyclic island must be for it to
 /// count as resting (Box2D's sleep tolerances): one substep, its swing held by heavier
@@ -77,6 +80,14 @@ const ACTIVE_SET_ROUNDS: usize = 4;
 /// An island whose summed squared error (m² or rad²) is at most this is not projected
 /// (a substep's first projection, the last substep's second).
 const SETTLED: f32 = 1e-10;
+
+/// The summed squared error (m² or rad²) above which a moving island's relinearised last
+/// projection is followed by a second one with the same factor: below it, what a
+/// Gauss–Newton step leaves is not worth the pass. The swinging 200-link chain's run max
+/// is 1.5 mm without any second projection and 0.4 mm with this one (1e-8 and 1e-10 give
+/// 0.4 mm too, for 2% and 8% more instructions); a chain created at twice its length
+/// closes within 1 mm in 5 steps, 11 without.
+const RELINEARIZED_SETTLED: f32 = 1e-6;
 
 /// Rounds of limit correction and projection per substep; each runs only while a limit is
 /// still violated.
@@ -311,7 +322,7 @@ pub struct Space {
     /// for a few steps). 0 is treated as 1.
     pub exact_substeps: u32,
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
-    /// at least 2: enough that no body spins by more than 0.2 rad per substep, nor moves by
+    /// at least 1: enough that no body spins by more than 0.2 rad per substep, nor moves by
     /// more than 1.5 rad of the transverse mode its joints' last forces stiffen along a
     /// line (a rope of distance joints). The turning part of that mode (a loaded chain's
     /// links under tension) is held instead by solving with more inertia where it would
@@ -320,8 +331,8 @@ pub struct Space {
     /// more mass where the swing needs it (unless such a body has a soft joint, whose
     /// spring is relative to the masses), which can only take energy out of what moves in
     /// it. Default `true`: a 200-link chain hanging at rest takes 1, released horizontally
-    /// 2 (a few steps of the whip 3 to 5), the heavy ball swinging on its chain 2, five
-    /// ragdolls hung by a hand 2.
+    /// 1 (a few steps of the whip 2 to 4), the heavy ball swinging on its chain 1, five
+    /// ragdolls hung by a hand 1 or 2.
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes). Default 1.
@@ -386,7 +397,8 @@ struct IslandState {
     island_fastest: Vec<f32>,
     /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
     body_flags: Vec<u8>,
-    /// Each island's whether it does not rest (see `choose_exact_substeps`).
+    /// Whether each island does not rest (see `choose_exact_substeps`; every island, with
+    /// fixed substeps).
     island_restless: Vec<bool>,
     /// The mass multiple `α ≥ 1` of each body of a resting island for its one substep,
     /// the inertia multiple `β ≥ 1` of each body of a moving one, whether any of either
@@ -1574,27 +1586,31 @@ impl Space {
     /// bodies move in both), constraints outside it are skipped.
     fn run_group(&mut self, group: Group, dt: f32) {
         if group == Group::Swept {
-            self.run_substeps(group, self.substeps.max(1), dt);
+            self.run_substeps(group, self.substeps.max(1), dt, false);
             return;
         }
         // Acyclic islands with the same substep count run together, the counts one after
-        // the other (they share no dynamic body).
+        // the other (they share no dynamic body), and of those the moving ones apart from
+        // the resting ones (their last substeps differ: see `run_substeps`).
         let most = self.exact_substeps.max(1);
         self.weigh_exact_bodies();
         for n in (1..=most).rev() {
-            let mut any = false;
-            for (run, &count) in self
-                .islands
-                .island_run
-                .iter_mut()
-                .zip(&self.islands.island_substeps)
-            {
-                *run = count.clamp(1, most) == n;
-                any |= *run;
-            }
-            if any {
-                self.direct.set_active(&self.islands.island_run);
-                self.run_substeps(group, n, dt);
+            for moving in [true, false] {
+                let mut any = false;
+                for ((run, &count), &restless) in self
+                    .islands
+                    .island_run
+                    .iter_mut()
+                    .zip(&self.islands.island_substeps)
+                    .zip(&self.islands.island_restless)
+                {
+                    *run = count.clamp(1, most) == n && restless == moving;
+                    any |= *run;
+                }
+                if any {
+                    self.direct.set_active(&self.islands.island_run);
+                    self.run_substeps(group, n, dt, moving);
+                }
             }
         }
         self.unweigh_exact_bodies();
@@ -1619,6 +1635,10 @@ impl Space {
         let most = self.exact_substeps.max(1);
         if !self.adaptive_substeps {
             self.islands.island_substeps.fill(most);
+            self.islands.island_restless.clear();
+            self.islands
+                .island_restless
+                .resize(self.islands.island_substeps.len(), true);
             self.islands.any_weighted = false;
             return;
         }
@@ -1806,8 +1826,8 @@ impl Space {
     }
 
     /// `substeps` substeps of `dt / substeps` of `group`'s islands (of the exact group,
-    /// those `island_run` flags).
-    fn run_substeps(&mut self, group: Group, substeps: u32, dt: f32) {
+    /// those `island_run` flags, `moving` if they do not rest).
+    fn run_substeps(&mut self, group: Group, substeps: u32, dt: f32, moving: bool) {
         let exact = group == Group::Exact;
         let h = dt / substeps as f32;
         let mut substep = Substep {
@@ -1820,8 +1840,14 @@ impl Space {
             first: true,
             group,
         };
+        // The last substep of moving exact islands ends at its final poses: the exact
+        // solve at the substep's start poses, the drift, the position projection
+        // relinearised at the drifted poses, then the exact solve again with that factor
+        // (the whole kick up front, as the swept group takes it).
+        let finishing = exact && moving;
         for k in 0..substeps {
             substep.first = k == 0;
+            let finish = finishing && k + 1 == substeps;
             for ((v, motion), &island) in self
                 .velocities
                 .iter_mut()
@@ -1872,13 +1898,27 @@ impl Space {
             // Only islands not yet settled are projected, and only if something moved is
             // the guard's measurement needed.
             let mut moved = false;
+            if finish {
+                // Gauss–Newton: the projection's rows at the poses it corrects, so it
+                // leaves an error quadratic in the one it removes (the start factor, after
+                // a whole step's turn, often made it worse); the final velocity solve
+                // below takes the same rows.
+                for &s in &self.store_order {
+                    self.stores[s].rebase_exact_rows(
+                        &self.poses,
+                        &self.velocities,
+                        &mut self.direct,
+                    );
+                }
+                self.direct.factor(Islands::All, &self.inverse_masses);
+            }
             if exact {
                 self.islands.projection_start.clone_from(&self.poses);
                 self.measure_island_errors();
                 self.islands
                     .errors_before
                     .clone_from(&self.islands.island_errors);
-                moved = self.mark_unsettled();
+                moved = self.mark_unsettled(SETTLED);
                 if moved {
                     self.direct
                         .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
@@ -1909,8 +1949,24 @@ impl Space {
             if exact {
                 // Unmoved, the errors measured before still hold, and so does the rhs.
                 let measured = !moved || self.keep_projections_that_helped();
+                // Finishing, the projection was relinearised where it corrects: what it
+                // leaves is quadratic in what it removed, and a second one (with the
+                // same factor) is only worth it where that is still large.
                 if k + 1 == substeps {
-                    self.project_unsettled(measured);
+                    let settled = if finish {
+                        RELINEARIZED_SETTLED
+                    } else {
+                        SETTLED
+                    };
+                    self.project_unsettled(measured, settled);
+                }
+                if finish {
+                    // The velocities made to meet the rows at the drifted poses (an exact
+                    // solve, an M-orthogonal projection: it adds no kinetic energy), so
+                    // the reported velocity moves along the joints from where the bodies
+                    // are.
+                    self.exact_solve(1, Islands::All);
+                    self.settle_active_set(1);
                 }
             }
             self.solve_pass(1, self.relax_iterations, group);
@@ -1920,13 +1976,15 @@ impl Space {
         }
     }
 
-    /// The step's last position correction: the factor is from the substep's start, so one
-    /// projection leaves an error of order ω·h times the one it removed; where the user sees
-    /// the poses, a second one takes away what is left in every island not yet settled
-    /// (with the errors the guard just `measured`, unless it had to relinearise), guarded
-    /// like the first.
-    fn project_unsettled(&mut self, measured: bool) {
-        if !self.mark_unsettled() {
+    /// The step's last position correction, in every island whose summed squared error is
+    /// still above `settled`, with the errors the guard just `measured` (unless it had to
+    /// relinearise), guarded like the first. A resting island's factor is from the
+    /// substep's start, so one projection leaves an error of order ω·h times the one it
+    /// removed, and where the user sees the poses a second one takes away what is left;
+    /// a moving island's last projection was relinearised where it corrects, and only
+    /// an error that large (a chain created apart, a hard pull) is worth a second one.
+    fn project_unsettled(&mut self, measured: bool, settled: f32) {
+        if !self.mark_unsettled(settled) {
             return;
         }
         self.islands.projection_start.clone_from(&self.poses);
@@ -1942,11 +2000,11 @@ impl Space {
     }
 
     /// Marks (for [`Islands::Marked`], in `island_worse` as scratch) the acyclic islands
-    /// whose last measured error is above [`SETTLED`]; returns whether there are any.
-    fn mark_unsettled(&mut self) -> bool {
+    /// whose last measured error is above `settled`; returns whether there are any.
+    fn mark_unsettled(&mut self, settled: f32) -> bool {
         let islands = &mut self.islands;
         for (unsettled, &error) in islands.island_worse.iter_mut().zip(&islands.island_errors) {
-            *unsettled = error > SETTLED;
+            *unsettled = error > settled;
         }
         if !islands.island_worse.iter().any(|&u| u) {
             return false;
@@ -2229,7 +2287,7 @@ mod tests {
     /// step.
     fn chosen_substeps(links: usize, ball: f32, steps: usize, push: bool) -> u32 {
         let push = push.then_some(Vec2::X);
-        chosen_substeps_with(ConstraintSettings::default(), links, ball, steps, push)
+        chosen_substeps_with(ConstraintSettings::default(), links, ball, steps, push).0
     }
 
     /// A space under gravity (0, −10) with a chain of `links` links of 1 m and `link`'s mass
@@ -2271,14 +2329,15 @@ mod tests {
     }
 
     /// [`chosen_substeps`] with every joint's `settings`, and `push` the velocity every
-    /// body is given before the last step (`Vec2::ZERO`: stilled, at rest with its load).
+    /// body is given before the last step (`Vec2::ZERO`: stilled, at rest with its load):
+    /// the substeps and whether the island rests.
     fn chosen_substeps_with(
         settings: ConstraintSettings,
         links: usize,
         ball: f32,
         steps: usize,
         push: Option<Vec2>,
-    ) -> u32 {
+    ) -> (u32, bool) {
         let (mut space, _) = hanging_chain(settings, links, (0.25, 0.0221), ball);
         for _ in 0..steps {
             space.step(1.0 / 60.0);
@@ -2295,14 +2354,15 @@ mod tests {
         }
         let chosen = space.exact_substeps_taken().to_vec();
         assert_eq!(chosen.len(), 1, "one island");
-        chosen[0]
+        (chosen[0], !space.islands.island_restless[0])
     }
 
     #[test]
     fn exact_substeps_follow_the_load() {
         // Moving, a chain of 10 links and one of 200 need the fewest; a ball of 16,000
         // links' mass on 40 of them stiffens the links' turning past any substep count,
-        // which their inertia, weighed, holds instead: the fewest again.
+        // which their inertia, weighed, holds instead: at one substep the weights would
+        // pass `MAX_TURN_WEIGHT`, so 2.
         assert_eq!(
             chosen_substeps(10, 0.0, 30, true),
             MIN_EXACT_SUBSTEPS,
@@ -2315,7 +2375,7 @@ mod tests {
         );
         assert_eq!(
             chosen_substeps(40, 4000.0, 30, true),
-            MIN_EXACT_SUBSTEPS,
+            2,
             "40 links and a ball"
         );
         // At rest, all three take one, the ball's chain weighted.
@@ -2327,18 +2387,19 @@ mod tests {
             );
         }
         // The first step, with no load to read, is not taken as resting.
-        assert_eq!(chosen_substeps(200, 0.0, 1, false), MIN_EXACT_SUBSTEPS);
+        let unloaded = ConstraintSettings::default();
+        assert!(!chosen_substeps_with(unloaded, 200, 0.0, 1, None).1);
         // Soft joints rest only where no body needs weighting: their springs are relative
         // to the masses, which the weighting would make stiffer.
         let soft = ConstraintSettings::soft(30.0, 1.0);
         let still = Some(Vec2::ZERO);
         assert_eq!(
             chosen_substeps_with(soft, 10, 0.0, 120, still),
-            1,
+            (1, true),
             "soft, light"
         );
         assert!(
-            chosen_substeps_with(soft, 10, 4000.0, 120, still) > 1,
+            !chosen_substeps_with(soft, 10, 4000.0, 120, still).1,
             "soft, ball"
         );
         // Off: every island takes all of them.

@@ -634,6 +634,17 @@ pub(crate) trait ErasedStore: Send + Sync {
         direct: &mut DirectSystem,
         damping: &[f32],
     );
+    /// Moves the exact solve's constraints to `J` at `poses` within a substep: their rows
+    /// rewritten (as [`relinearize`](Self::relinearize) without damping) and their own
+    /// Jacobian replaced, the step's body impulses keeping what this substep's impulse so
+    /// far applied through the old one (so that the totals, summed again through the new
+    /// `J` at the substep's end, still equal the momentum the constraint gave).
+    fn rebase_exact_rows(
+        &mut self,
+        poses: &[Pose],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    );
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -1598,6 +1609,57 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let (k, _) = weighted(&k, &e.weights);
             let compliance = e.direct_compliance + damping[direct.island(&slot)];
             Self::write_direct_rows(e, &slot, &jacobian, &k, compliance, velocities, direct);
+        }
+    }
+
+    fn rebase_exact_rows(
+        &mut self,
+        poses: &[Pose],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    ) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        for (e, slot) in exact_run(&mut self.entries) {
+            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let jacobian = e.constraint.jacobian(&slot_poses);
+            let k = e
+                .constraint
+                .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+            if k.iter().flatten().any(|x| !x.is_finite()) {
+                direct.clear_rows(&slot, D);
+                continue;
+            }
+            let (k, _) = weighted(&k, &e.weights);
+            // `Jᵀλ` through the old `J` in, through the new one out: `accumulate` adds the
+            // latter back with the substep's whole impulse.
+            let impulse = e.weighted_impulse();
+            let taken: [f32; D] = impulse.map(|x| -x);
+            add_transpose(
+                &e.constraint,
+                &e.jacobian,
+                &impulse,
+                &e.local,
+                &mut e.step_body_impulse,
+            );
+            add_transpose(
+                &e.constraint,
+                &jacobian,
+                &taken,
+                &e.local,
+                &mut e.step_body_impulse,
+            );
+            e.jacobian = jacobian;
+            Self::write_direct_rows(
+                e,
+                &slot,
+                &e.jacobian,
+                &k,
+                e.direct_compliance,
+                velocities,
+                direct,
+            );
         }
     }
 
