@@ -1140,19 +1140,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         true
     }
 
-    /// Within a step, a stiff equality constraint whose every row the exact solve took at
-    /// the step's first substep (its full preparation left it [`Refresh::Exact`]; the caller
-    /// checks it is still `solving` and in the run) needs only its Jacobian, its
-    /// effective mass (the compliance and whether every row can act) and its rows in the
-    /// direct system anew: its biases (none: the projection corrects positions), masses
-    /// and `h`, and so its warm start, are the step's, and its weights all 1 (no limits,
-    /// every row usable). Returns `false` (having changed nothing) where a row can no
+    /// A stiff equality constraint whose every row the exact solve took at its last full
+    /// preparation (which left it [`Refresh::Exact`]; the caller checks it is still
+    /// `solving` and in the run) needs only its Jacobian, its effective mass (the
+    /// compliance and whether every row can act), its bodies' inverse masses (the step's
+    /// weights) and its rows in the direct system anew: its biases (none: the projection
+    /// corrects positions) and weights (all 1: no limits, every row usable) are what the
+    /// full preparation would give, and so is its warm start as long as `h` is the same
+    /// (the impulse rescaled by 1). Within a step that always holds; from one step to the
+    /// next the caller also checks `h` and that the constraint cannot break under error
+    /// (checked on a step's first substep), and anything else the full preparation reads
+    /// (settings, masses, bodies) changes only with a rebuild, which makes every entry
+    /// take it again ([`ErasedStore::assign`]). Returns `false` (having changed nothing) where a row can no
     /// longer act or `K` is not finite, which the full preparation handles.
     #[inline]
     fn refresh_exact_entry(
         e: &mut Entry<T, D, B>,
         slot: &DirectSlot,
         poses: &[Pose],
+        inverse: &[InverseMass],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) -> bool {
@@ -1160,16 +1166,18 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return false;
         }
         let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(slot_poses);
         let k = e
             .constraint
-            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+            .effective_mass(&jacobian, &inverse_masses, e.shared);
         if !(0..D).all(|i| k[i][i] > 0.0 && k[i][i].is_finite())
             || !k.iter().flatten().sum::<f32>().is_finite()
         {
             return false;
         }
         e.jacobian = jacobian;
+        e.inverse_masses = inverse_masses;
         Self::write_direct_rows(
             e,
             slot,
@@ -1381,6 +1389,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>) {
         for e in &mut self.entries {
+            // Settings, masses or bodies may have changed: the next preparation is full.
+            e.refresh = Refresh::Full;
             e.direct = if e.settings.active {
                 assignment.next().copied().flatten()
             } else {
@@ -1458,8 +1468,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
                 if e.refresh == Refresh::Exact
                     && e.solving
-                    && !substep.first
-                    && Self::refresh_exact_entry(e, &slot, poses, velocities, direct)
+                    && (!substep.first
+                        || (e.previous_h == substep.h && !e.settings.break_under_error))
+                    && Self::refresh_exact_entry(
+                        e,
+                        &slot,
+                        poses,
+                        inverse_masses,
+                        velocities,
+                        direct,
+                    )
                 {
                     Self::warm_start(e, velocities);
                     continue;
