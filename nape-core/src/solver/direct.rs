@@ -73,6 +73,10 @@ pub(crate) struct ExactRows<const D: usize, const B: usize> {
     pub(crate) lambda: [f32; D],
     /// The compliance between two written rows.
     pub(crate) compliance: [[f32; D]; D],
+    /// The rows' effective mass `K' = J M⁻¹ Jᵀ` (weighted, with the factorisation's
+    /// inverse masses), from which the block of a super node that is this constraint
+    /// alone is formed without going through `J` again.
+    pub(crate) mass: [[f32; D]; D],
     /// Whether each slot is the first of the constraint's slots that hold its body (the
     /// others add to its columns).
     pub(crate) first_slot: [bool; B],
@@ -100,8 +104,12 @@ struct SuperNode {
     row_offset: usize,
     /// Offset of its Jacobian (`rows × body_count × 3`, row-major).
     jacobian_offset: usize,
-    /// Offset of its compliance block (`rows × rows`).
+    /// Offset of its compliance block (`rows × rows`), and of its effective mass block.
     gamma_offset: usize,
+    /// Whether its block is `−Γ − K'` of its one constraint's effective mass: it holds one
+    /// constraint, and every body of it is eliminated in closed form into it (in at most
+    /// two super nodes); set when the tree is built.
+    from_mass: bool,
 }
 
 /// A node of the reduced elimination tree. Bodies touched by one or two super nodes are
@@ -167,6 +175,9 @@ pub(crate) struct DirectSystem {
     lambda: Vec<f64>,
     jacobian: Vec<f64>,
     gamma: Vec<f64>,
+    /// Per super node, its rows' effective mass `K'` as [`ExactRows::mass`] gives it (0 for
+    /// rows not written), laid out as `gamma`.
+    mass: Vec<f64>,
     blocks: Vec<f64>,
     inverses: Vec<f64>,
     /// `G = C A⁻¹` of each node's coupling `C` to its parent: the forward pass subtracts
@@ -328,6 +339,7 @@ impl DirectSystem {
                 row_offset: rows_total,
                 jacobian_offset: jac_total,
                 gamma_offset: gamma_total,
+                from_mass: super_links[s].len() == 1,
             });
             rows_total += row;
             jac_total += row * n * 3;
@@ -337,6 +349,7 @@ impl DirectSystem {
         self.lambda = vec![0.0; rows_total];
         self.jacobian = vec![0.0; jac_total];
         self.gamma = vec![0.0; gamma_total];
+        self.mass = vec![0.0; gamma_total];
         self.reset_rows();
         self.build_tree(dynamic.len());
         assignment
@@ -352,6 +365,12 @@ impl DirectSystem {
             }
         }
         self.degree = supers_at.iter().map(|s| s.len().min(255) as u8).collect();
+        for s in &mut self.supers {
+            let degree = &self.degree;
+            s.from_mass &= s.bodies[..s.body_count]
+                .iter()
+                .all(|&b| degree[b as usize] <= 2);
+        }
         let position = |s: &SuperNode, b: u32| {
             s.bodies[..s.body_count]
                 .iter()
@@ -582,6 +601,7 @@ impl DirectSystem {
     pub(crate) fn reset_rows(&mut self) {
         self.jacobian.fill(0.0);
         self.gamma.fill(0.0);
+        self.mass.fill(0.0);
         for b in &mut self.bias {
             b.fill(0.0);
         }
@@ -605,6 +625,8 @@ impl DirectSystem {
         bias: [f32; 2],
         lambda: f32,
     ) {
+        // Rows written by `J` alone: the block comes from `J` too.
+        self.supers[slot.node as usize].from_mass = false;
         let s = &self.supers[slot.node as usize];
         let r = slot.row as usize + row;
         let stride = s.body_count * 3;
@@ -642,6 +664,7 @@ impl DirectSystem {
             supers,
             jacobian,
             gamma,
+            mass,
             bias,
             lambda,
             ..
@@ -688,11 +711,18 @@ impl DirectSystem {
         let at = s.gamma_offset + first * s.rows + first;
         for i in 0..D {
             let row = &mut gamma[at + i * s.rows..at + i * s.rows + D];
-            for (j, g) in row.iter_mut().enumerate() {
-                *g = if rows.written[i] && rows.written[j] {
+            let masses = &mut mass[at + i * s.rows..at + i * s.rows + D];
+            for (j, (g, k)) in row.iter_mut().zip(masses).enumerate() {
+                let both = rows.written[i] && rows.written[j];
+                *g = if both {
                     f64::from(rows.compliance[i][j])
                 } else if i == j {
                     1.0
+                } else {
+                    0.0
+                };
+                *k = if both {
+                    f64::from(rows.mass[i][j])
                 } else {
                     0.0
                 };
@@ -717,6 +747,7 @@ impl DirectSystem {
         for r in first..first + rows {
             for c in first..first + rows {
                 self.gamma[s.gamma_offset + r * s.rows + c] = if r == c { 1.0 } else { 0.0 };
+                self.mass[s.gamma_offset + r * s.rows + c] = 0.0;
             }
         }
     }
@@ -1017,6 +1048,7 @@ mod kernels {
             degree,
             jacobian,
             gamma,
+            mass,
             blocks,
             ..
         } = system;
@@ -1024,6 +1056,14 @@ mod kernels {
         let at = nodes[i].block_offset;
         let block = &mut blocks[at..at + N * N];
         let gamma = &gamma[sn.gamma_offset..sn.gamma_offset + N * N];
+        if sn.from_mass {
+            // Its constraint's own `K'`, which it computed for its rows anyway.
+            let mass = &mass[sn.gamma_offset..sn.gamma_offset + N * N];
+            for ((b, g), k) in block.iter_mut().zip(gamma).zip(mass) {
+                *b = -g - k;
+            }
+            return;
+        }
         for (b, g) in block.iter_mut().zip(gamma) {
             *b = -g;
         }

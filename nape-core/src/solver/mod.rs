@@ -1055,6 +1055,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             bias: [[0.0; 2]; D],
             lambda: e.impulse,
             compliance: k.map(|row| row.map(|kij| compliance * kij)),
+            mass: *k,
             first_slot: std::array::from_fn(|s| e.local[s] == s),
         };
         for i in 0..D {
