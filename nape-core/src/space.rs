@@ -2099,6 +2099,7 @@ impl Space {
         self.islands
             .island_errors
             .resize(self.direct.island_count(), 0.0);
+        self.direct.clear_reach();
         for &s in &self.store_order {
             self.stores[s].position_errors(
                 &self.poses,
