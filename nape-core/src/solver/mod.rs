@@ -1074,6 +1074,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct.set_rows(slot, &rows);
     }
 
+    /// `e`'s Jacobian and weighted effective mass `K'` at `poses`, or `None` where `K` is not
+    /// finite (its rows then sit out).
+    fn linearize_at(e: &Entry<T, D, B>, poses: &[Pose]) -> Option<(T::Jacobian, [[f32; D]; D])> {
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let jacobian = e.constraint.jacobian(&slot_poses);
+        let k = e
+            .constraint
+            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+        if k.iter().flatten().any(|x| !x.is_finite()) {
+            return None;
+        }
+        Some((jacobian, weighted(&k, &e.weights).0))
+    }
+
     /// Whether row `i` of `e` can act: its effective mass is usable (as prepare found it).
     fn usable_row(e: &Entry<T, D, B>, i: usize) -> bool {
         e.weights[i] != 0.0 && (e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
@@ -1616,16 +1630,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for (e, slot) in exact_run(&mut self.entries) {
-            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let jacobian = e.constraint.jacobian(&slot_poses);
-            let k = e
-                .constraint
-                .effective_mass(&jacobian, &e.inverse_masses, e.shared);
-            if k.iter().flatten().any(|x| !x.is_finite()) {
+            let Some((jacobian, k)) = Self::linearize_at(e, poses) else {
                 direct.clear_rows(&slot, D);
                 continue;
-            }
-            let (k, _) = weighted(&k, &e.weights);
+            };
             let compliance = e.direct_compliance + damping[direct.island(&slot)];
             Self::write_direct_rows(e, &slot, &jacobian, &k, compliance, velocities, direct);
         }
@@ -1641,16 +1649,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for (e, slot) in exact_run(&mut self.entries) {
-            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let jacobian = e.constraint.jacobian(&slot_poses);
-            let k = e
-                .constraint
-                .effective_mass(&jacobian, &e.inverse_masses, e.shared);
-            if k.iter().flatten().any(|x| !x.is_finite()) {
+            let Some((jacobian, k)) = Self::linearize_at(e, poses) else {
                 direct.clear_rows(&slot, D);
                 continue;
-            }
-            let (k, _) = weighted(&k, &e.weights);
+            };
             // `Jᵀλ` through the old `J` in, through the new one out: `accumulate` adds the
             // latter back with the substep's whole impulse.
             let impulse = e.weighted_impulse();
