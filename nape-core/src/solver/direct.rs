@@ -779,6 +779,7 @@ impl DirectSystem {
 
     /// Sets the positional error that the projection removes from a row (0: leave it),
     /// and adds it to its island's reach.
+    #[inline]
     pub(crate) fn set_position_error(&mut self, slot: &DirectSlot, row: usize, error: f32) {
         let s = &self.supers[slot.node as usize];
         let error = f64::from(error);
@@ -875,16 +876,16 @@ impl DirectSystem {
             }
             self.substitute(k, &kernels::PositionRows, false);
             // The longest move, against the island's reach: a longer one is shortened.
-            let longest = self.island_bodies[self.island_body_ranges[k].clone()]
+            let longest_squared = self.island_bodies[self.island_body_ranges[k].clone()]
                 .iter()
                 .map(|&b| {
                     let (sum, m) = (self.delta[b as usize], inverse_masses[b as usize].mass);
-                    f64::from(m) * sum[0].hypot(sum[1])
+                    f64::from(m).powi(2) * (sum[0] * sum[0] + sum[1] * sum[1])
                 })
                 .fold(0.0, f64::max);
             let allowed = PROJECTION_REACH * self.reach[k] + PROJECTION_SLACK;
-            let shortened = longest > allowed;
-            let scale = allowed / longest;
+            let shortened = longest_squared > allowed * allowed;
+            let scale = allowed / longest_squared.sqrt();
             self.apply(
                 k,
                 inverse_masses,

@@ -1076,6 +1076,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// `e`'s Jacobian and weighted effective mass `K'` at `poses`, or `None` where `K` is not
     /// finite (its rows then sit out).
+    #[inline]
     fn linearize_at(e: &Entry<T, D, B>, poses: &[Pose]) -> Option<(T::Jacobian, [[f32; D]; D])> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(&slot_poses);
