@@ -1903,14 +1903,7 @@ impl Space {
                 // leaves an error quadratic in the one it removes (the start factor, after
                 // a whole step's turn, often made it worse); the final velocity solve
                 // below takes the same rows.
-                for &s in &self.store_order {
-                    self.stores[s].rebase_exact_rows(
-                        &self.poses,
-                        &self.velocities,
-                        &mut self.direct,
-                    );
-                }
-                self.direct.factor(Islands::All, &self.inverse_masses);
+                self.rebase_exact_rows();
             }
             if exact {
                 self.islands.projection_start.clone_from(&self.poses);
@@ -2168,10 +2161,21 @@ impl Space {
                 active |= self.islands.island_worse[k];
             }
         }
-        // Later exact solves of this substep (the relax pass) need the undamped rows.
+        // Later exact solves of this substep (a finishing substep's velocity solve, the
+        // relax pass) need the undamped rows, and the step's body impulses what they
+        // apply through them.
         self.islands.lm_damping.fill(0.0);
-        self.relinearize();
+        self.rebase_exact_rows();
         false
+    }
+
+    /// Moves the exact solve's constraints to `J` at the current poses within a substep
+    /// (`ErasedStore::rebase_exact_rows`) and refactors.
+    fn rebase_exact_rows(&mut self) {
+        for &s in &self.store_order {
+            self.stores[s].rebase_exact_rows(&self.poses, &self.velocities, &mut self.direct);
+        }
+        self.direct.factor(Islands::All, &self.inverse_masses);
     }
 
     /// Marks (for [`Islands::Marked`]) the acyclic islands whose error is now worse than
@@ -2210,7 +2214,9 @@ impl Space {
     }
 
     /// Rewrites and refactors the rows of every acyclic island at the current poses, each
-    /// island damped by its `lm_damping`.
+    /// island damped by its `lm_damping`, for a Levenberg–Marquardt iteration's projection
+    /// (the constraints' own Jacobians stay; the restart ends with
+    /// [`rebase_exact_rows`](Self::rebase_exact_rows)).
     fn relinearize(&mut self) {
         for &s in &self.store_order {
             self.stores[s].relinearize(
