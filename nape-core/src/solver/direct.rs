@@ -688,6 +688,51 @@ impl DirectSystem {
         } = self;
         let s = &supers[slot.node as usize];
         let first = slot.row as usize;
+        if first == 0
+            && s.rows == D
+            && s.body_count == B
+            && slot.positions[..B]
+                .iter()
+                .enumerate()
+                .all(|(p, &q)| q as usize == p)
+            && rows.written.iter().all(|&w| w)
+        {
+            // The super node is this constraint alone, every row written, its bodies in
+            // slot order (so each slot is the first holding its body): its blocks are
+            // this constraint's arrays, written whole.
+            let at = s.jacobian_offset;
+            let target = &mut jacobian[at..at + D * B * 3];
+            for (t, j) in target
+                .iter_mut()
+                .zip(rows.jacobian.as_flattened().as_flattened())
+            {
+                *t = f64::from(*j);
+            }
+            let at = s.row_offset;
+            let [biased, relaxed, projected] = bias;
+            for (i, b) in rows.bias.iter().enumerate() {
+                biased[at + i] = f64::from(b[0]);
+                relaxed[at + i] = f64::from(b[1]);
+            }
+            projected[at..at + D].fill(0.0);
+            for (l, x) in lambda[at..at + D].iter_mut().zip(&rows.lambda) {
+                *l = f64::from(*x);
+            }
+            let at = s.gamma_offset;
+            for (g, c) in gamma[at..at + D * D]
+                .iter_mut()
+                .zip(rows.compliance.as_flattened())
+            {
+                *g = f64::from(*c);
+            }
+            for (m, k) in mass[at..at + D * D]
+                .iter_mut()
+                .zip(rows.mass.as_flattened())
+            {
+                *m = f64::from(*k);
+            }
+            return;
+        }
         let stride = s.body_count * 3;
         let at = s.jacobian_offset + first * stride;
         let jacobian = &mut jacobian[at..at + D * stride];
