@@ -95,6 +95,20 @@ pub(crate) struct ExactRows<const D: usize, const B: usize> {
     pub(crate) first_slot: [bool; B],
 }
 
+/// The arrays of one constraint whose super node is that constraint alone
+/// ([`DirectSystem::whole_rows`]): its rows' `Jᵀ` (row after row, slot after slot,
+/// `[x, y, θ]`), biases of both passes, projection errors and impulses, and its compliance
+/// and effective mass blocks (row-major).
+pub(crate) struct WholeRows<'a> {
+    pub(crate) jacobian: &'a mut [f64],
+    pub(crate) biased: &'a mut [f64],
+    pub(crate) relaxed: &'a mut [f64],
+    pub(crate) projected: &'a mut [f64],
+    pub(crate) lambda: &'a mut [f64],
+    pub(crate) compliance: &'a mut [f64],
+    pub(crate) mass: &'a mut [f64],
+}
+
 /// Where a constraint's rows live in the direct system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DirectSlot {
@@ -688,51 +702,6 @@ impl DirectSystem {
         } = self;
         let s = &supers[slot.node as usize];
         let first = slot.row as usize;
-        if first == 0
-            && s.rows == D
-            && s.body_count == B
-            && slot.positions[..B]
-                .iter()
-                .enumerate()
-                .all(|(p, &q)| q as usize == p)
-            && rows.written.iter().all(|&w| w)
-        {
-            // The super node is this constraint alone, every row written, its bodies in
-            // slot order (so each slot is the first holding its body): its blocks are
-            // this constraint's arrays, written whole.
-            let at = s.jacobian_offset;
-            let target = &mut jacobian[at..at + D * B * 3];
-            for (t, j) in target
-                .iter_mut()
-                .zip(rows.jacobian.as_flattened().as_flattened())
-            {
-                *t = f64::from(*j);
-            }
-            let at = s.row_offset;
-            let [biased, relaxed, projected] = bias;
-            for (i, b) in rows.bias.iter().enumerate() {
-                biased[at + i] = f64::from(b[0]);
-                relaxed[at + i] = f64::from(b[1]);
-            }
-            projected[at..at + D].fill(0.0);
-            for (l, x) in lambda[at..at + D].iter_mut().zip(&rows.lambda) {
-                *l = f64::from(*x);
-            }
-            let at = s.gamma_offset;
-            for (g, c) in gamma[at..at + D * D]
-                .iter_mut()
-                .zip(rows.compliance.as_flattened())
-            {
-                *g = f64::from(*c);
-            }
-            for (m, k) in mass[at..at + D * D]
-                .iter_mut()
-                .zip(rows.mass.as_flattened())
-            {
-                *m = f64::from(*k);
-            }
-            return;
-        }
         let stride = s.body_count * 3;
         let at = s.jacobian_offset + first * stride;
         let jacobian = &mut jacobian[at..at + D * stride];
@@ -790,6 +759,41 @@ impl DirectSystem {
                 };
             }
         }
+    }
+
+    /// The arrays of the constraint at `slot`, to write every one of its `D` rows in place
+    /// (as [`set_rows`](Self::set_rows) would), if its super node is that constraint alone
+    /// with its `B` bodies in slot order (so each slot is the first holding its body).
+    #[inline]
+    pub(crate) fn whole_rows<const D: usize, const B: usize>(
+        &mut self,
+        slot: &DirectSlot,
+    ) -> Option<WholeRows<'_>> {
+        let s = &self.supers[slot.node as usize];
+        let whole = slot.row == 0
+            && s.rows == D
+            && s.body_count == B
+            && slot.positions[..B]
+                .iter()
+                .enumerate()
+                .all(|(p, &q)| q as usize == p);
+        if !whole {
+            return None;
+        }
+        let (rows, blocks) = (
+            s.row_offset..s.row_offset + D,
+            s.gamma_offset..s.gamma_offset + D * D,
+        );
+        let [biased, relaxed, projected] = &mut self.bias;
+        Some(WholeRows {
+            jacobian: &mut self.jacobian[s.jacobian_offset..s.jacobian_offset + D * B * 3],
+            biased: &mut biased[rows.clone()],
+            relaxed: &mut relaxed[rows.clone()],
+            projected: &mut projected[rows.clone()],
+            lambda: &mut self.lambda[rows],
+            compliance: &mut self.gamma[blocks.clone()],
+            mass: &mut self.mass[blocks],
+        })
     }
 
     /// Makes the `rows` rows of the constraint at `slot` inactive, as

@@ -1049,6 +1049,32 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct: &mut DirectSystem,
     ) {
         let distinct: [usize; B] = std::array::from_fn(|s| s);
+        if e.direct_rows.iter().all(|&w| w)
+            && let Some(whole) = direct.whole_rows::<D, B>(slot)
+        {
+            // In place, each value as `set_rows` would write it.
+            for i in 0..D {
+                let mut unit = [0.0; D];
+                unit[i] = e.weights[i];
+                let row = e
+                    .transpose_times(jacobian, &unit, &distinct)
+                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
+                let moving = Self::kinematic_share(e, slot, &row, velocities);
+                let target = &mut whole.jacobian[i * B * 3..(i + 1) * B * 3];
+                for (t, j) in target.iter_mut().zip(row.as_flattened()) {
+                    *t = f64::from(*j);
+                }
+                whole.biased[i] = f64::from(e.bias[0][i] + moving);
+                whole.relaxed[i] = f64::from(e.bias[1][i] + moving);
+                whole.projected[i] = 0.0;
+                whole.lambda[i] = f64::from(e.impulse[i]);
+                for (j, &kij) in k[i].iter().enumerate() {
+                    whole.compliance[i * D + j] = f64::from(compliance * kij);
+                    whole.mass[i * D + j] = f64::from(kij);
+                }
+            }
+            return;
+        }
         let mut rows = ExactRows {
             written: e.direct_rows,
             jacobian: [[[0.0; 3]; B]; D],
