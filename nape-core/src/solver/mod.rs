@@ -1722,6 +1722,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         // several (distance, pulley) they may, which only shifts an estimate.
         const TURN: f32 = 1e-3;
         const SHIFT: f32 = 1e-3;
+        // The turn's cosine and sine by their series (exact in `f32` at this size).
+        const TURN_COS: f32 = 1.0 - TURN * TURN / 2.0;
+        const TURN_SIN: f32 = TURN - TURN * TURN * TURN / 6.0;
         let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &self.entries {
             let Some(slot) = e.direct else { continue };
@@ -1751,7 +1754,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if e.impulse.iter().all(|&x| x == 0.0) {
                 continue;
             }
-            let force = e.weighted_impulse().map(|x| x / e.previous_h);
+            // Multiplied by reciprocals and turned without renormalising: the probe runs
+            // for every constraint every step, and its divisions and square roots were most
+            // of its time.
+            let per_second = 1.0 / e.previous_h;
+            let force = e.weighted_impulse().map(|x| x * per_second);
             let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
             let loads = |poses: &[Pose; B]| {
                 let jacobian = e.constraint.jacobian(poses);
@@ -1762,22 +1769,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let across: [glam::Vec2; B] =
                 std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
             let probe: [Pose; B] = std::array::from_fn(|s| {
+                let pose = base[s];
                 if probed(s) {
-                    // Through `integrate`: a small turn needs no sine or cosine.
-                    let nudge = Velocity {
-                        linear: across[s] * SHIFT,
-                        angular: TURN,
-                    };
-                    base[s].integrate(nudge, 1.0)
+                    Pose {
+                        position: pose.position + across[s] * SHIFT,
+                        angle: pose.angle + TURN,
+                        cos: pose.cos * TURN_COS - pose.sin * TURN_SIN,
+                        sin: pose.sin * TURN_COS + pose.cos * TURN_SIN,
+                    }
                 } else {
-                    base[s]
+                    pose
                 }
             });
             let moved = loads(&probe);
             for s in (0..B).filter(|&s| probed(s)) {
                 let k = [
-                    ((moved[s].angular - at_base[s].angular) / TURN).abs(),
-                    ((moved[s].linear - at_base[s].linear).dot(across[s]) / SHIFT).abs(),
+                    ((moved[s].angular - at_base[s].angular) * (1.0 / TURN)).abs(),
+                    ((moved[s].linear - at_base[s].linear).dot(across[s]) * (1.0 / SHIFT)).abs(),
                 ];
                 if k.iter().all(|x| x.is_finite()) {
                     out[e.bodies[s]][0] += k[0];
