@@ -391,8 +391,8 @@ struct IslandState {
     /// exact substeps.
     island_substeps: Vec<u32>,
     island_run: Vec<bool>,
-    /// The geometric stiffness on each body and each island's fastest mode in turns per
-    /// allowed turn (see `choose_exact_substeps`).
+    /// The geometric stiffness on each body and the square of each island's fastest mode
+    /// in turns per allowed turn (see `choose_exact_substeps`).
     body_stiffness: Vec<[f32; 2]>,
     island_fastest: Vec<f32>,
     /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
@@ -1666,41 +1666,41 @@ impl Space {
         // Each body's weight should its island rest (see `weigh_exact_bodies`).
         self.islands.body_weight.clear();
         self.islands.body_weight.resize(self.poses.len(), 1.0);
+        // Rates are compared as their squares (`ω²`, `(ω·dt)²`), multiplied by constant
+        // reciprocals: no square root or division per body (they were most of this loop's
+        // time), one square root per island.
+        let resting_turn = dt * dt * (1.0 / (RESTING_SWING * RESTING_SWING));
         for (b, &island) in self.islands.body_island.iter().enumerate() {
             if island == NONE {
                 continue;
             }
             let [turning, moving] = self.islands.body_stiffness[b];
             let inverse = self.inverse_masses[b];
-            let swing = if turning.is_finite() && moving.is_finite() {
-                (turning * inverse.inertia + moving * inverse.mass).sqrt()
+            let (turning, moving) = if turning.is_finite() && moving.is_finite() {
+                (turning * inverse.inertia, moving * inverse.mass)
             } else {
-                f32::INFINITY
+                (f32::INFINITY, f32::INFINITY)
             };
-            let turn = swing * dt / RESTING_SWING;
-            let weight = if turn > 1.0 { turn * turn } else { 1.0 };
+            let swing = turning + moving;
+            let turn = swing * resting_turn;
+            let weight = if turn > 1.0 { turn } else { 1.0 };
             self.islands.body_weight[b] = weight;
             let velocity = self.velocities[b];
             let spin = velocity.angular.abs();
             // The part of the swing that moves the body along a line; the turning part is
             // weighed (below), up to `MAX_TURN_WEIGHT`, and what that leaves over takes
             // substeps. A non-finite load takes every substep.
-            let (shifting, overweight) = if swing.is_finite() {
-                (
-                    (moving * inverse.mass).sqrt(),
-                    (turning * inverse.inertia).sqrt() / MAX_TURN_WEIGHT.sqrt(),
-                )
-            } else {
-                (f32::INFINITY, f32::INFINITY)
-            };
-            // In units of the turn each may take per substep.
+            let overweight = turning * (1.0 / MAX_TURN_WEIGHT);
+            // In squared units of the turn each may take per substep.
             let fastest = &mut self.islands.island_fastest[island as usize];
-            *fastest =
-                fastest.max((shifting.max(overweight) / STABLE_SWING).max(spin / STABLE_SPIN));
+            *fastest = fastest.max(
+                (moving.max(overweight) * (1.0 / (STABLE_SWING * STABLE_SWING)))
+                    .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN))),
+            );
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
-            let rests = velocity.linear.length() <= REST_SPEED
+            let rests = velocity.linear.length_squared() <= REST_SPEED * REST_SPEED
                 && spin <= REST_SPIN
                 && swing.is_finite()
                 && flags & LOAD_UNKNOWN == 0
@@ -1714,7 +1714,7 @@ impl Space {
             .zip(&self.islands.island_fastest)
             .zip(&self.islands.island_restless)
         {
-            let needed = (fastest * dt).ceil();
+            let needed = (fastest.sqrt() * dt).ceil();
             *n = if !restless {
                 1
             } else if needed.is_finite() {
@@ -1739,9 +1739,9 @@ impl Space {
                 self.islands.body_weight[b] = 1.0;
                 let h = dt / self.islands.island_substeps[island] as f32;
                 let turning = self.islands.body_stiffness[b][0] * self.inverse_masses[b].inertia;
-                let turn = turning.sqrt() * h / STABLE_SWING;
+                let turn = turning * (h * h) * (1.0 / (STABLE_SWING * STABLE_SWING));
                 if turn > 1.0 {
-                    self.islands.body_turn_weight[b] = (turn * turn).min(MAX_TURN_WEIGHT);
+                    self.islands.body_turn_weight[b] = turn.min(MAX_TURN_WEIGHT);
                 }
             }
             self.islands.any_weighted |=
