@@ -1048,18 +1048,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
-        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        // Row `i`'s weighted `Jᵀ` per slot and the kinematic bodies' share of its bias.
+        let exact_row = |i: usize| {
+            let mut unit = [0.0; D];
+            unit[i] = e.weights[i];
+            let distinct: [usize; B] = std::array::from_fn(|s| s);
+            let row = e
+                .transpose_times(jacobian, &unit, &distinct)
+                .map(|v| [v.linear.x, v.linear.y, v.angular]);
+            (row, Self::kinematic_share(e, slot, &row, velocities))
+        };
         if e.direct_rows.iter().all(|&w| w)
             && let Some(whole) = direct.whole_rows::<D, B>(slot)
         {
             // In place, each value as `set_rows` would write it.
-            for i in 0..D {
-                let mut unit = [0.0; D];
-                unit[i] = e.weights[i];
-                let row = e
-                    .transpose_times(jacobian, &unit, &distinct)
-                    .map(|v| [v.linear.x, v.linear.y, v.angular]);
-                let moving = Self::kinematic_share(e, slot, &row, velocities);
+            for (i, k) in k.iter().enumerate() {
+                let (row, moving) = exact_row(i);
                 let target = &mut whole.jacobian[i * B * 3..(i + 1) * B * 3];
                 for (t, j) in target.iter_mut().zip(row.as_flattened()) {
                     *t = f64::from(*j);
@@ -1068,7 +1072,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 whole.relaxed[i] = f64::from(e.bias[1][i] + moving);
                 whole.projected[i] = 0.0;
                 whole.lambda[i] = f64::from(e.impulse[i]);
-                for (j, &kij) in k[i].iter().enumerate() {
+                for (j, &kij) in k.iter().enumerate() {
                     whole.compliance[i * D + j] = f64::from(compliance * kij);
                     whole.mass[i * D + j] = f64::from(kij);
                 }
@@ -1088,12 +1092,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             if !e.direct_rows[i] {
                 continue;
             }
-            let mut unit = [0.0; D];
-            unit[i] = e.weights[i];
-            let row = e
-                .transpose_times(jacobian, &unit, &distinct)
-                .map(|v| [v.linear.x, v.linear.y, v.angular]);
-            let moving = Self::kinematic_share(e, slot, &row, velocities);
+            let (row, moving) = exact_row(i);
             rows.bias[i] = [e.bias[0][i] + moving, e.bias[1][i] + moving];
             rows.jacobian[i] = row;
         }
