@@ -66,13 +66,7 @@ where
             body.set_angular_velocity(w).unwrap();
         }
         let bodies = space.constraint_bodies(h).unwrap();
-        let before: Vec<(Vec2, f32)> = bodies
-            .iter()
-            .map(|&b| {
-                let body = space.body(b).unwrap();
-                (body.velocity(), body.angular_velocity())
-            })
-            .collect();
+        let before = velocities_of(space, &bodies);
         space.step(DT);
         let impulses = space.body_impulses(h).unwrap();
         assert_eq!(
@@ -107,6 +101,17 @@ where
         }
     }
     (largest, worst)
+}
+
+/// The linear and angular velocity of each of `bodies`.
+fn velocities_of(space: &Space, bodies: &[BodyHandle]) -> Vec<(Vec2, f32)> {
+    bodies
+        .iter()
+        .map(|&b| {
+            let body = space.body(b).unwrap();
+            (body.velocity(), body.angular_velocity())
+        })
+        .collect()
 }
 
 /// Four dynamic bodies of different masses, poses and velocities, no gravity, and their
@@ -1058,13 +1063,7 @@ fn body_impulses_equal_the_momentum_change_after_a_damped_restart() {
     }
     let mut largest = 0.0f32;
     for step in 0..20 {
-        let before: Vec<(Vec2, f32)> = bodies
-            .iter()
-            .map(|&b| {
-                let body = space.body(b).unwrap();
-                (body.velocity(), body.angular_velocity())
-            })
-            .collect();
+        let before = velocities_of(&space, &bodies);
         space.step(DT);
         for (&b, (v0, w0)) in bodies.iter().zip(before) {
             let body = space.body(b).unwrap();

@@ -1666,7 +1666,8 @@ impl Space {
         // Each body's weight should its island rest (see `weigh_exact_bodies`).
         self.islands.body_weight.clear();
         self.islands.body_weight.resize(self.poses.len(), 1.0);
-        // Rates are compared as their squares (`ω²`, `(ω·dt)²`), multiplied by constant
+        // Rates are compared as their squares (`turning` and `moving` below are `ω²` parts,
+        // `swing_squared` their sum, `turn_squared` is `(ω·dt)²`), multiplied by constant
         // reciprocals: no square root or division per body (they were most of this loop's
         // time), one square root per island.
         let resting_turn = dt * dt * (1.0 / (RESTING_SWING * RESTING_SWING));
@@ -1681,9 +1682,13 @@ impl Space {
             } else {
                 (f32::INFINITY, f32::INFINITY)
             };
-            let swing = turning + moving;
-            let turn = swing * resting_turn;
-            let weight = if turn > 1.0 { turn } else { 1.0 };
+            let swing_squared = turning + moving;
+            let turn_squared = swing_squared * resting_turn;
+            let weight = if turn_squared > 1.0 {
+                turn_squared
+            } else {
+                1.0
+            };
             self.islands.body_weight[b] = weight;
             let velocity = self.velocities[b];
             let spin = velocity.angular.abs();
@@ -1702,7 +1707,7 @@ impl Space {
             let flags = self.islands.body_flags[b];
             let rests = velocity.linear.length_squared() <= REST_SPEED * REST_SPEED
                 && spin <= REST_SPIN
-                && swing.is_finite()
+                && swing_squared.is_finite()
                 && flags & LOAD_UNKNOWN == 0
                 && !(weight > 1.0 && flags & SPRUNG != 0);
             self.islands.island_restless[island as usize] |= !rests;
@@ -1739,9 +1744,9 @@ impl Space {
                 self.islands.body_weight[b] = 1.0;
                 let h = dt / self.islands.island_substeps[island] as f32;
                 let turning = self.islands.body_stiffness[b][0] * self.inverse_masses[b].inertia;
-                let turn = turning * (h * h) * (1.0 / (STABLE_SWING * STABLE_SWING));
-                if turn > 1.0 {
-                    self.islands.body_turn_weight[b] = turn.min(MAX_TURN_WEIGHT);
+                let turn_squared = turning * (h * h) * (1.0 / (STABLE_SWING * STABLE_SWING));
+                if turn_squared > 1.0 {
+                    self.islands.body_turn_weight[b] = turn_squared.min(MAX_TURN_WEIGHT);
                 }
             }
             self.islands.any_weighted |=

@@ -223,6 +223,9 @@ pub(crate) struct DirectSystem {
     /// range in that list.
     island_bodies: Vec<u32>,
     island_body_ranges: Vec<std::ops::Range<usize>>,
+    /// One past the largest body index a super node holds: how long the per-body arrays a
+    /// factorisation or solve is given must be.
+    body_span: usize,
     /// Per body, the sum of `Jᵀ μ` over its super nodes while a solve applies it (zero
     /// otherwise).
     delta: Vec<[f64; 3]>,
@@ -516,6 +519,11 @@ impl DirectSystem {
         self.active = vec![true; islands.len()];
         self.islands = islands;
         self.island_of = island_of;
+        self.body_span = island_bodies
+            .iter()
+            .map(|&b| b as usize + 1)
+            .max()
+            .unwrap_or(0);
         self.island_bodies = island_bodies;
         self.island_body_ranges = island_body_ranges;
         self.delta = vec![[0.0; 3]; body_count];
@@ -855,6 +863,11 @@ impl DirectSystem {
 
     /// Factorises the system of every acyclic island for the rows written this substep.
     pub(crate) fn factor(&mut self, which: Islands, inverse_masses: &[InverseMass]) {
+        // Once here, so that the kernels index it unchecked (`kernels::item`).
+        assert!(
+            inverse_masses.len() >= self.body_span,
+            "an inverse mass per body"
+        );
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
                 continue;
@@ -890,6 +903,8 @@ impl DirectSystem {
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
     ) {
+        // Once here, so that the kernels index it unchecked (`kernels::item`).
+        assert!(velocities.len() >= self.body_span, "a velocity per body");
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
                 continue;
@@ -1084,7 +1099,9 @@ mod kernels {
     }
 
     /// `&v[i]`, unchecked in release builds (see [`array`]): node, super node and body
-    /// indices of the system's tree are below the lengths `build_tree` sizes.
+    /// indices of the system's tree are below the lengths `build_tree` sizes, and the
+    /// per-body arrays a factorisation or solve is given reach every body a super node holds
+    /// (`body_span`, asserted once in `factor` and `solve`).
     #[inline(always)]
     fn item<T>(v: &[T], i: usize) -> &T {
         debug_assert!(i < v.len(), "{i} beyond {}", v.len());
@@ -1280,7 +1297,7 @@ mod kernels {
         // whole right-hand side.
         let (mut carried, mut is_carried) = ([0.0; N], false);
         for i in nodes {
-            let node = &item(&system.nodes, i);
+            let node = item(&system.nodes, i);
             let (at, parent) = (node.dof_offset, node.parent as usize);
             let y = if fused {
                 let mut y = own(system, i);
@@ -1428,7 +1445,7 @@ mod kernels {
         pass: usize,
         velocities: &[Velocity],
     ) -> [f64; N] {
-        let sn = &item(&system.supers, s);
+        let sn = item(&system.supers, s);
         let count = if B == 0 { sn.body_count } else { B };
         let mut v = [[0.0; 3]; MAX_BODIES];
         for (v, &b) in v.iter_mut().zip(&sn.bodies[..count]) {
