@@ -9,7 +9,10 @@
 #[path = "support/derivation_check.rs"]
 mod derivation_check;
 
-use derivation_check::{Rng, check_derivation, check_random, check_state, handles, random_state};
+use derivation_check::{
+    Rng, check_derivation, check_geometric_stiffness, check_random, check_state, handles,
+    random_state,
+};
 use nape::inspect::dense_jacobian;
 use nape::{Body, BodyHandle, Constraint, Pose, Space, Vec2, constraint};
 use std::f32::consts::PI;
@@ -177,6 +180,10 @@ fn piecewise_functions_at_and_beside_their_kinks() {
         }
         if arguments.contains(&0.0) {
             at_a_kink += 1;
+        } else {
+            // Beside every kink by more than the differences' step: one-sided second
+            // derivatives.
+            check_geometric_stiffness(&c, &state);
         }
         check_derivation(&c, &state, &masses, &distinct);
     }
@@ -237,6 +244,7 @@ fn smooth_functions_near_their_singular_points() {
         let anchor_world = poses[1].rotate(c.anchor);
         poses[1] = Pose::new(poses[0].position + d - anchor_world, poses[1].angle);
         check_derivation(&c, &poses, &masses, &[0, 1, 2]);
+        check_geometric_stiffness(&c, &poses);
     }
 }
 

@@ -32,6 +32,11 @@ pub struct Derivation {
     pub shared_terms: Vec<SharedTerms>,
     /// `Jᵀλ` per slot and degree of freedom over `Leaf::Impulse`: `impulse[s][d]`.
     pub impulse: Vec<[Id; 3]>,
+    /// Of a positional constraint, per slot, the geometric stiffness of the force `f`
+    /// (`Leaf::Impulse`) its rows carry: `[|∂²(fᵀc)/∂θ²|, ρ(∂²(fᵀc)/∂x²)]` over the slot's
+    /// own angle and position (`ρ` the spectral radius of the 2×2 Hessian). Empty for a
+    /// velocity-only constraint.
+    pub geometric_stiffness: Vec<[Id; 2]>,
 }
 
 /// The additions to `K` when two slots hold the same body.
@@ -566,6 +571,13 @@ pub fn derive(
         })
         .collect();
 
+    let geometric_stiffness = match mode {
+        Mode::Position => (0..bodies)
+            .map(|s| slot_stiffness(graph, &exact, s))
+            .collect(),
+        Mode::Velocity => Vec::new(),
+    };
+
     Ok(Derivation {
         dim,
         bodies,
@@ -577,5 +589,43 @@ pub fn derive(
         effective_mass,
         shared_terms,
         impulse,
+        geometric_stiffness,
     })
+}
+
+/// `[|∂²(fᵀc)/∂θ²|, ρ(∂²(fᵀc)/∂x²)]` of slot `s`, differentiating the exact Jacobian
+/// `exact[i][3s + d] = ∂c_i/∂q_sd` once more: how fast the torque of the rows' force on
+/// the slot turns with the body, and the largest rate at which its force changes as the
+/// body moves (a rope's tension over its length, across it). For 2×2 symmetric `H`,
+/// `ρ(H) = |tr H|/2 + √(((h_xx − h_yy)/2)² + h_xy²)`. A pivot's force does not depend on
+/// positions, so its linear part folds to the constant 0.
+fn slot_stiffness(graph: &mut Graph, exact: &[Vec<Id>], s: usize) -> [Id; 2] {
+    let loaded = |graph: &mut Graph, dof: Dof, variable: Dof| {
+        let mut differentiator = Differentiator::new(Leaf::Pose(slot(s), variable));
+        let terms: Vec<Id> = exact
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let second = differentiator.derive(graph, row[3 * s + dof.offset()]);
+                let force = graph.leaf(Leaf::Impulse(u8::try_from(i).expect("rows fit u8")));
+                graph.mul(second, force)
+            })
+            .collect();
+        graph.sum(terms)
+    };
+    let turn = loaded(graph, Dof::Angle, Dof::Angle);
+    let xx = loaded(graph, Dof::X, Dof::X);
+    let xy = loaded(graph, Dof::X, Dof::Y);
+    let yy = loaded(graph, Dof::Y, Dof::Y);
+    let half = graph.constant(0.5);
+    let trace = graph.add(xx, yy);
+    let half_trace = graph.mul(half, trace);
+    let gap = graph.sub(xx, yy);
+    let half_gap = graph.mul(half, gap);
+    let gap_squared = graph.mul(half_gap, half_gap);
+    let xy_squared = graph.mul(xy, xy);
+    let radicand = graph.add(gap_squared, xy_squared);
+    let spread = graph.sqrt(radicand);
+    let mean = graph.abs(half_trace);
+    [graph.abs(turn), graph.add(mean, spread)]
 }

@@ -327,6 +327,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         quote! { #(#reads)* #rows }
     };
     let apply_impulse = apply_impulse_block(graph, model, derivation);
+    let geometric_stiffness = geometric_stiffness_block(graph, model, derivation, &private);
     let validate = validate_block(model);
     let bounds = bounds_block(graph, model);
     let doc = documentation(model, derivation);
@@ -409,6 +410,8 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
             ) {
                 #apply_impulse
             }
+
+            #geometric_stiffness
         }
 
         #snapshot_fields
@@ -442,6 +445,47 @@ fn snapshot_fields_impl(
                     #(#fields: #private::SnapshotFields::read_snapshot(__input)?,)*
                 })
             }
+        }
+    }
+}
+
+/// `geometric_stiffness` of a positional constraint, from its second derivatives (a
+/// velocity-only constraint keeps the trait's default: it has no positions to stiffen).
+fn geometric_stiffness_block(
+    graph: &Graph,
+    model: &Model,
+    derivation: &Derivation,
+    private: &TokenStream,
+) -> TokenStream {
+    if derivation.geometric_stiffness.is_empty() {
+        return TokenStream::new();
+    }
+    let dim = Literal::usize_unsuffixed(derivation.dim);
+    let bodies = Literal::usize_unsuffixed(derivation.bodies);
+    let roots: Vec<Id> = derivation
+        .geometric_stiffness
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let mut writer = Writer::new(graph, model);
+    let lets = writer.open(&roots);
+    let slots = derivation
+        .geometric_stiffness
+        .iter()
+        .map(|&[turning, moving]| {
+            let (turning, moving) = (writer.write(turning), writer.write(moving));
+            quote!([#turning, #moving])
+        });
+    quote! {
+        #[inline]
+        fn geometric_stiffness(
+            &self,
+            __poses: &[#private::Pose; #bodies],
+            __impulse: &[f32; #dim],
+        ) -> ::core::option::Option<[[f32; 2]; #bodies]> {
+            #lets
+            ::core::option::Option::Some([#(#slots),*])
         }
     }
 }

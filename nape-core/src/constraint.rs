@@ -233,6 +233,26 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         velocities: &mut [Velocity],
     );
 
+    /// The geometric stiffness of the constraint while its rows carry the force `force`
+    /// (one entry per row, `f`): per slot, `[|∂²(fᵀc)/∂θ²|, ρ(∂²(fᵀc)/∂x²)]` over that
+    /// slot's own angle `θ` and position `x`, with `ρ` the spectral radius of the 2×2
+    /// Hessian. The first is how fast the force's torque on the body changes as the body
+    /// turns (a pivot's tension times its lever along the force), the second how fast the
+    /// force on it changes as it moves (a rope's tension over its length, across the
+    /// rope). The solver reads them to choose substeps (a loaded chain's transverse mode).
+    ///
+    /// `#[constraint]` derives them from the second derivatives of `c`. The default,
+    /// `None`, lets the solver estimate them from [`jacobian`](Self::jacobian) at a
+    /// turned and shifted pose (two Jacobians per constraint per step).
+    fn geometric_stiffness(
+        &self,
+        poses: &[Pose; BODIES],
+        force: &[f32; DIM],
+    ) -> Option<[[f32; 2]; BODIES]> {
+        let _ = (poses, force);
+        None
+    }
+
     /// Describes the constraint at these poses as debug-drawing primitives (see
     /// [`crate::draw`]). The default is the generic picture: a mark at each slot's body and
     /// a link from slot to slot. (The builtins' own pictures come from

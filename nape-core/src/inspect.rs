@@ -80,6 +80,58 @@ where
     out
 }
 
+/// [`Constraint::geometric_stiffness`] by central differences of `Jᵀf` (read through
+/// [`dense_jacobian`]) over each slot's own angle and position, step `h`: per slot,
+/// `[|∂(Jᵀf)_θ/∂θ|, ρ(∂(Jᵀf)_x/∂x)]` with `ρ` the spectral radius of the 2×2 block
+/// (symmetrised, as a Hessian is). A `B`-long list of pairs.
+#[must_use]
+pub fn finite_difference_geometric_stiffness<T, const D: usize, const B: usize>(
+    c: &T,
+    poses: &[Pose; B],
+    force: &[f32; D],
+    h: f32,
+) -> Vec<[f32; 2]>
+where
+    T: Constraint<D, B>,
+{
+    // `(Jᵀf)` of slot `s` at its pose shifted by `shift` (x, y, θ), in f64.
+    let load = |s: usize, shift: [f32; 3]| -> [f64; 3] {
+        let mut shifted = *poses;
+        let base = poses[s];
+        shifted[s] = Pose::new(
+            base.position + Vec2::new(shift[0], shift[1]),
+            base.angle + shift[2],
+        );
+        let jacobian = dense_jacobian(c, &shifted);
+        std::array::from_fn(|k| {
+            jacobian
+                .iter()
+                .zip(force)
+                .map(|(row, &f)| f64::from(row[3 * s + k]) * f64::from(f))
+                .sum()
+        })
+    };
+    let step = f64::from(h);
+    (0..B)
+        .map(|s| {
+            // Column `variable` of the derivative of `Jᵀf` of slot `s`.
+            let derivative = |variable: usize| -> [f64; 3] {
+                let mut plus = [0.0; 3];
+                plus[variable] = h;
+                let minus = plus.map(|x| -x);
+                let (up, down) = (load(s, plus), load(s, minus));
+                std::array::from_fn(|k| (up[k] - down[k]) / (2.0 * step))
+            };
+            let (dx, dy, dtheta) = (derivative(0), derivative(1), derivative(2));
+            let xy = 0.5 * (dx[1] + dy[0]);
+            let half_trace = 0.5 * (dx[0] + dy[1]);
+            let half_gap = 0.5 * (dx[0] - dy[1]);
+            let radius = half_trace.abs() + (half_gap * half_gap + xy * xy).sqrt();
+            [dtheta[2].abs() as f32, radius as f32]
+        })
+        .collect()
+}
+
 /// `K = J M⁻¹ Jᵀ` computed numerically from a dense Jacobian (`D × 3B`), the slots'
 /// inverse masses and the body each slot holds (`slot_bodies[s]`, any identifiers):
 /// the columns of slots naming the same body are summed first, which is exactly how the

@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use nape::inspect::{
-    dense_jacobian, effective_mass, finite_difference_jacobian, max_abs_difference,
-    numeric_effective_mass,
+    dense_jacobian, effective_mass, finite_difference_geometric_stiffness,
+    finite_difference_jacobian, max_abs_difference, numeric_effective_mass,
 };
 use nape::{Body, BodyHandle, Constraint, InverseMass, Pose, Space, Vec2, Velocity};
 
@@ -64,8 +64,9 @@ fn magnitude(m: &[Vec<f32>]) -> f32 {
     m.iter().flatten().fold(0.0f32, |a, &b| a.max(b.abs()))
 }
 
-/// Checks one constraint at one state; `slot_bodies` says which slots hold the same body.
-/// Returns the Jacobian's error against finite differences.
+/// Checks one constraint at one state (its derivation, its geometric stiffness, and `K⁻¹`);
+/// `slot_bodies` says which slots hold the same body. Returns the Jacobian's error
+/// against finite differences.
 pub fn check_state<T, const D: usize, const B: usize>(
     constraint: &T,
     poses: &[Pose; B],
@@ -76,6 +77,7 @@ where
     T: Constraint<D, B>,
 {
     let (j_error, generated, _) = check_derivation(constraint, poses, inverse_masses, slot_bodies);
+    check_geometric_stiffness(constraint, poses);
     let name = T::NAME;
 
     // K⁻¹K = I on the rows K can move (a row with a zero diagonal is dropped). Slots that
@@ -139,6 +141,35 @@ where
 
     let j_error = check_impulse(constraint, poses, inverse_masses, &jacobian, j_error);
     (j_error, generated, jacobian)
+}
+
+/// The constraint's own geometric stiffness (if it gives one) against central differences
+/// of `Jᵀf`, for a force that varies with the state. Not at a kink: there the second
+/// derivative is a spike the differences see and the derivation (rightly) does not.
+pub fn check_geometric_stiffness<T, const D: usize, const B: usize>(
+    constraint: &T,
+    poses: &[Pose; B],
+) where
+    T: Constraint<D, B>,
+{
+    let name = T::NAME;
+    let force: [f32; D] = std::array::from_fn(|i| {
+        let pose = poses[i % B];
+        pose.position.x * 0.7 - pose.position.y * 0.3 + (i as f32 + 1.0) * 0.4
+    });
+    let Some(generated) = constraint.geometric_stiffness(poses, &force) else {
+        return;
+    };
+    let numeric = finite_difference_geometric_stiffness(constraint, poses, &force, 3e-3);
+    for s in 0..B {
+        for k in 0..2 {
+            let (got, expected) = (generated[s][k], numeric[s][k]);
+            assert!(
+                (got - expected).abs() <= 2e-3 * (1.0 + expected.abs()),
+                "{name}: geometric stiffness [{s}][{k}] = {got}, finite differences of Jᵀf give {expected}\nforce = {force:?}\nposes = {poses:?}"
+            );
+        }
+    }
 }
 
 /// Δv of slot `s` for `λ = e_i` is `M⁻¹` times row `i` of `J` restricted to `s`.

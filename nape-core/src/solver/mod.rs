@@ -373,6 +373,45 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         std::array::from_fn(|i| self.weight(i) * self.impulse[i])
     }
 
+    /// [`Constraint::geometric_stiffness`] estimated where the constraint does not give it
+    /// (a hand-written one): one probe, every slot turned and shifted across the force on
+    /// it at once; each slot's torque change gives its rotational stiffness, its force's
+    /// change across it the translational one. For pivots and welds the slots' terms do
+    /// not mix; for joints whose direction depends on several (distance, pulley) they
+    /// may, which only shifts an estimate. Turned without renormalising and multiplied by
+    /// reciprocals: divisions and square roots were most of its time.
+    fn probed_stiffness(&self, base: &[Pose; B], force: &[f32; D]) -> [[f32; 2]; B] {
+        const TURN: f32 = 1e-3;
+        const SHIFT: f32 = 1e-3;
+        // The turn's cosine and sine by their series (exact in `f32` at this size).
+        const TURN_COS: f32 = 1.0 - TURN * TURN / 2.0;
+        const TURN_SIN: f32 = TURN - TURN * TURN * TURN / 6.0;
+        let distinct: [usize; B] = std::array::from_fn(|s| s);
+        let loads = |poses: &[Pose; B]| {
+            let jacobian = self.constraint.jacobian(poses);
+            self.transpose_times(&jacobian, force, &distinct)
+        };
+        let at_base = loads(base);
+        let across: [glam::Vec2; B] =
+            std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
+        let probe: [Pose; B] = std::array::from_fn(|s| {
+            let pose = base[s];
+            Pose {
+                position: pose.position + across[s] * SHIFT,
+                angle: pose.angle + TURN,
+                cos: pose.cos * TURN_COS - pose.sin * TURN_SIN,
+                sin: pose.sin * TURN_COS + pose.cos * TURN_SIN,
+            }
+        });
+        let moved = loads(&probe);
+        std::array::from_fn(|s| {
+            [
+                ((moved[s].angular - at_base[s].angular) * (1.0 / TURN)).abs(),
+                ((moved[s].linear - at_base[s].linear).dot(across[s]) * (1.0 / SHIFT)).abs(),
+            ]
+        })
+    }
+
     /// Marks the entry as applying nothing this step.
     fn idle(&mut self) {
         self.solving = false;
@@ -1714,17 +1753,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
-        // One probe, every dynamic slot turned and shifted across the force on it at once:
-        // each slot's torque change gives its rotational stiffness, its force's change
-        // across it the translational one (a rope's tension over its length). For pivots
-        // and welds the slots' terms do not mix; for joints whose direction depends on
-        // several (distance, pulley) they may, which only shifts an estimate.
-        const TURN: f32 = 1e-3;
-        const SHIFT: f32 = 1e-3;
-        // The turn's cosine and sine by their series (exact in `f32` at this size).
-        const TURN_COS: f32 = 1.0 - TURN * TURN / 2.0;
-        const TURN_SIN: f32 = TURN - TURN * TURN * TURN / 6.0;
-        let distinct: [usize; B] = std::array::from_fn(|s| s);
         for e in &self.entries {
             let Some(slot) = e.direct else { continue };
             if e.solving && e.sweep {
@@ -1753,39 +1781,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if e.impulse.iter().all(|&x| x == 0.0) {
                 continue;
             }
-            // Multiplied by reciprocals and turned without renormalising: the probe runs
-            // for every constraint every step, and its divisions and square roots were most
-            // of its time.
+            // Multiplied by a reciprocal: this runs for every constraint every step.
             let per_second = 1.0 / e.previous_h;
             let force = e.weighted_impulse().map(|x| x * per_second);
             let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let loads = |poses: &[Pose; B]| {
-                let jacobian = e.constraint.jacobian(poses);
-                e.transpose_times(&jacobian, &force, &distinct)
-            };
-            let at_base = loads(&base);
-            let probed = |s: usize| slot.positions[s] != u8::MAX && e.local[s] == s;
-            let across: [glam::Vec2; B] =
-                std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
-            let probe: [Pose; B] = std::array::from_fn(|s| {
-                let pose = base[s];
-                if probed(s) {
-                    Pose {
-                        position: pose.position + across[s] * SHIFT,
-                        angle: pose.angle + TURN,
-                        cos: pose.cos * TURN_COS - pose.sin * TURN_SIN,
-                        sin: pose.sin * TURN_COS + pose.cos * TURN_SIN,
-                    }
-                } else {
-                    pose
-                }
-            });
-            let moved = loads(&probe);
-            for s in (0..B).filter(|&s| probed(s)) {
-                let k = [
-                    ((moved[s].angular - at_base[s].angular) * (1.0 / TURN)).abs(),
-                    ((moved[s].linear - at_base[s].linear).dot(across[s]) * (1.0 / SHIFT)).abs(),
-                ];
+            let stiffness = e
+                .constraint
+                .geometric_stiffness(&base, &force)
+                .unwrap_or_else(|| e.probed_stiffness(&base, &force));
+            for s in (0..B).filter(|&s| slot.positions[s] != u8::MAX && e.local[s] == s) {
+                let k = stiffness[s];
                 if k.iter().all(|x| x.is_finite()) {
                     out[e.bodies[s]][0] += k[0];
                     out[e.bodies[s]][1] += k[1];
