@@ -327,6 +327,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         quote! { #(#reads)* #rows }
     };
     let apply_impulse = apply_impulse_block(graph, model, derivation);
+    let jacobian_rows = jacobian_rows_block(graph, model, derivation);
     let geometric_stiffness = geometric_stiffness_block(graph, model, derivation, &private);
     let validate = validate_block(model);
     let bounds = bounds_block(graph, model);
@@ -411,6 +412,11 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
                 #apply_impulse
             }
 
+            #[inline]
+            fn jacobian_rows(&self, __jacobian: &Self::Jacobian) -> [[[f32; 3]; #bodies]; #dim] {
+                #jacobian_rows
+            }
+
             #geometric_stiffness
         }
 
@@ -447,6 +453,22 @@ fn snapshot_fields_impl(
             }
         }
     }
+}
+
+/// The dense rows of `J`, each entry as derived (over the per-step cache, parameters
+/// and constants).
+fn jacobian_rows_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
+    let roots: Vec<Id> = derivation.jacobian.iter().flatten().copied().collect();
+    let mut writer = Writer::new(graph, model);
+    let lets = writer.open(&roots);
+    let rows = derivation.jacobian.iter().map(|row| {
+        let slots = row.chunks(3).map(|entries| {
+            let entries = entries.iter().map(|&id| writer.write(id));
+            quote!([#(#entries),*])
+        });
+        quote!([#(#slots),*])
+    });
+    quote! { #lets [#(#rows),*] }
 }
 
 /// `geometric_stiffness` of a positional constraint, from its second derivatives (a

@@ -233,6 +233,25 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         velocities: &mut [Velocity],
     );
 
+    /// `J` itself, dense: `rows[i][s] = [∂c_i/∂x_s, ∂c_i/∂y_s, ∂c_i/∂θ_s]` from the compact
+    /// form (the rows an exact solve of the joint system writes). `#[constraint]` emits
+    /// the entries it derived; the default reads them through
+    /// [`apply_impulse`](Self::apply_impulse) with unit inverse masses, one row at a time.
+    fn jacobian_rows(&self, jacobian: &Self::Jacobian) -> [[[f32; 3]; BODIES]; DIM] {
+        const UNIT: InverseMass = InverseMass {
+            mass: 1.0,
+            inertia: 1.0,
+        };
+        let distinct: [usize; BODIES] = std::array::from_fn(|s| s);
+        std::array::from_fn(|i| {
+            let mut unit = [0.0; DIM];
+            unit[i] = 1.0;
+            let mut row = [Velocity::default(); BODIES];
+            self.apply_impulse(jacobian, &unit, &[UNIT; BODIES], &distinct, &mut row);
+            row.map(|v| [v.linear.x, v.linear.y, v.angular])
+        })
+    }
+
     /// The geometric stiffness of the constraint while its rows carry the force `force`
     /// (one entry per row, `f`): per slot, `[|∂²(fᵀc)/∂θ²|, ρ(∂²(fᵀc)/∂x²)]` over that
     /// slot's own angle `θ` and position `x`, with `ρ` the spectral radius of the 2×2

@@ -140,6 +140,7 @@ where
     );
 
     let j_error = check_impulse(constraint, poses, inverse_masses, &jacobian, j_error);
+    check_jacobian_rows(constraint, poses, &jacobian);
     (j_error, generated, jacobian)
 }
 
@@ -168,6 +169,29 @@ pub fn check_geometric_stiffness<T, const D: usize, const B: usize>(
                 (got - expected).abs() <= 2e-3 * (1.0 + expected.abs()),
                 "{name}: geometric stiffness [{s}][{k}] = {got}, finite differences of Jᵀf give {expected}\nforce = {force:?}\nposes = {poses:?}"
             );
+        }
+    }
+}
+
+/// The constraint's own dense rows of `J` are the `J` its velocity error reads.
+fn check_jacobian_rows<T, const D: usize, const B: usize>(
+    constraint: &T,
+    poses: &[Pose; B],
+    jacobian: &[Vec<f32>],
+) where
+    T: Constraint<D, B>,
+{
+    let name = T::NAME;
+    let rows = constraint.jacobian_rows(&constraint.jacobian(poses));
+    for (i, row) in rows.iter().enumerate() {
+        for (s, entries) in row.iter().enumerate() {
+            for (d, &entry) in entries.iter().enumerate() {
+                let expected = jacobian[i][3 * s + d];
+                assert!(
+                    (entry - expected).abs() <= 1e-5 * (1.0 + expected.abs()),
+                    "{name}: jacobian_rows[{i}][{s}][{d}] = {entry}, J reads {expected}"
+                );
+            }
         }
     }
 }

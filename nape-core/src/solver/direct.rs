@@ -834,14 +834,37 @@ impl DirectSystem {
         self.gamma[s.gamma_offset + i * s.rows + j] = f64::from(value);
     }
 
-    /// Sets the positional error that the projection removes from a row (0: leave it),
+    /// Sets the positional error that the projection removes from one row (0: leave it),
     /// and adds it to its island's reach.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn set_position_error(&mut self, slot: &DirectSlot, row: usize, error: f32) {
-        let s = &self.supers[slot.node as usize];
-        let error = f64::from(error);
-        self.bias[2][s.row_offset + slot.row as usize + row] = error;
-        self.reach[self.island_of[slot.node as usize] as usize] += error.abs();
+        let mut errors = [0.0; 8];
+        let mut written = [false; 8];
+        errors[row] = error;
+        written[row] = true;
+        self.set_position_errors(slot, &errors[..=row], &written[..=row]);
+    }
+
+    /// Sets the positional errors that the projection removes from the rows `written` of
+    /// the constraint at `slot` (row `i` takes `errors[i]`), and adds them to its island's
+    /// reach, in row order. Its super node and island are looked up once.
+    #[inline]
+    pub(crate) fn set_position_errors(
+        &mut self,
+        slot: &DirectSlot,
+        errors: &[f32],
+        written: &[bool],
+    ) {
+        let at = self.supers[slot.node as usize].row_offset + slot.row as usize;
+        let rhs = &mut self.bias[2][at..at + errors.len()];
+        let reach = &mut self.reach[self.island_of[slot.node as usize] as usize];
+        for ((target, &error), &write) in rhs.iter_mut().zip(errors).zip(written) {
+            if write {
+                let error = f64::from(error);
+                *target = error;
+                *reach += error.abs();
+            }
+        }
     }
 
     /// Starts every island's reach again from zero (before the errors are measured anew).

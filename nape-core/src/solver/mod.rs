@@ -1087,14 +1087,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
-        // Row `i`'s weighted `Jᵀ` per slot and the kinematic bodies' share of its bias.
+        // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias.
+        let rows = e.constraint.jacobian_rows(jacobian);
         let exact_row = |i: usize| {
-            let mut unit = [0.0; D];
-            unit[i] = e.weights[i];
-            let distinct: [usize; B] = std::array::from_fn(|s| s);
-            let row = e
-                .transpose_times(jacobian, &unit, &distinct)
-                .map(|v| [v.linear.x, v.linear.y, v.angular]);
+            let row = rows[i].map(|entries| entries.map(|j| j * e.weights[i]));
             (row, Self::kinematic_share(e, slot, &row, velocities))
         };
         if e.direct_rows.iter().all(|&w| w)
@@ -1651,6 +1647,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             } else {
                 [Bounds::ZERO; D]
             };
+            let sum = &mut island_errors[direct.island(&slot)];
+            let mut errors = [0.0; D];
+            let mut written = [false; D];
             for i in 0..D {
                 let Bounds { min, max } = bounds[i];
                 if !e.direct_rows[i] {
@@ -1658,7 +1657,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     // measures it: a projection must not push a body across it.
                     if T::HAS_LIMITS && min < max {
                         let outside = (c[i] - max).max(min - c[i]).max(0.0);
-                        let sum = &mut island_errors[direct.island(&slot)];
                         *sum = if outside.is_finite() {
                             *sum + outside * outside
                         } else {
@@ -1675,12 +1673,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     (min - c[i]).max(0.0)
                 };
                 if error.is_finite() {
-                    direct.set_position_error(&slot, i, error);
-                    island_errors[direct.island(&slot)] += error * error;
+                    errors[i] = error;
+                    written[i] = true;
+                    *sum += error * error;
                 } else {
-                    island_errors[direct.island(&slot)] = f32::INFINITY;
+                    *sum = f32::INFINITY;
                 }
             }
+            direct.set_position_errors(&slot, &errors, &written);
         }
     }
 
