@@ -872,10 +872,17 @@ impl DirectSystem {
         self.reach.fill(0.0);
     }
 
-    /// The accumulated impulse of row `row` of the constraint at `slot`.
-    pub(crate) fn impulse(&self, slot: &DirectSlot, row: usize) -> f32 {
-        let s = &self.supers[slot.node as usize];
-        self.lambda[s.row_offset + slot.row as usize + row] as f32
+    /// Reads the accumulated impulses of the rows `read` of the constraint at `slot` into
+    /// `out` (row `i` into `out[i]`); its super node is looked up once.
+    #[inline]
+    pub(crate) fn read_impulses(&self, slot: &DirectSlot, read: &[bool], out: &mut [f32]) {
+        let at = self.supers[slot.node as usize].row_offset + slot.row as usize;
+        let lambda = &self.lambda[at..at + out.len()];
+        for ((x, &l), &read) in out.iter_mut().zip(lambda).zip(read) {
+            if read {
+                *x = l as f32;
+            }
+        }
     }
 
     /// Sets the accumulated impulse of a row (after the iterative solver changed it).
@@ -1981,8 +1988,13 @@ mod tests {
             "{v:?}"
         );
         // The top link carries both bodies' momentum: λ0 = 1·1 + 2·3 = 7.
-        assert!((system.impulse(&s0, 0) - 7.0).abs() < 1e-5);
-        assert!((system.impulse(&s1, 0) - 6.0).abs() < 1e-5);
+        let impulse = |slot: &DirectSlot| {
+            let mut out = [0.0f32];
+            system.read_impulses(slot, &[true], &mut out);
+            out[0]
+        };
+        assert!((impulse(&s0) - 7.0).abs() < 1e-5);
+        assert!((impulse(&s1) - 6.0).abs() < 1e-5);
     }
 
     /// A tree island with every kind of node and edge (a body shared by four constraints,

@@ -229,8 +229,14 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// `Σ Jᵀ(w∘λ')` per slot over the substeps of the last step (aliased slots summed in
     /// their first slot).
     step_body_impulse: [Velocity; B],
-    /// For each slot, the first slot holding the same body.
-    local: [usize; B],
+    /// The part of this substep's `w∘λ'` already in `step_body_impulse`, counted through
+    /// an earlier `J` when the rows were rebased within the substep; `accumulate` adds the
+    /// rest through the current `J`. Zero between substeps (and so between steps: not
+    /// snapshotted).
+    rebased_impulse: [f32; D],
+    /// For each slot, the first slot holding the same body (a byte: slots are few, and the
+    /// entry keeps to five cache lines).
+    local: [u8; B],
     /// `1 / K'_ii` of each active inequality row, solved one row at a time so that a
     /// clamped row's target never leaks into the others through the coupled inverse.
     row_mass: [f32; D],
@@ -268,8 +274,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     pub(crate) fn set_body_indices(&mut self, bodies: [usize; B]) {
         self.bodies = bodies;
         self.shared = SharedSlots::find(&bodies);
-        self.local =
-            std::array::from_fn(|s| (0..=s).find(|&t| bodies[t] == bodies[s]).unwrap_or(s));
+        self.local = std::array::from_fn(|s| {
+            let first = (0..=s).find(|&t| bodies[t] == bodies[s]).unwrap_or(s);
+            u8::try_from(first).expect("at most 8 body slots")
+        });
     }
 
     /// Forgets the accumulated impulse: no warm start at the next step, and the impulse
@@ -280,6 +288,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         self.solving = false;
         self.step_impulse = [0.0; D];
         self.step_body_impulse = [Velocity::default(); B];
+        self.rebased_impulse = [0.0; D];
     }
 
     /// The physical (unweighted) impulse `λ` applied during the last step, all substeps
@@ -326,7 +335,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// index, linear, angular), in slot order; slots holding the same body are summed.
     pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
         (0..B)
-            .filter(|&s| self.local[s] == s)
+            .filter(|&s| usize::from(self.local[s]) == s)
             .map(|s| (self.bodies[s], self.step_body_impulse[s]))
             .collect()
     }
@@ -339,14 +348,33 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
+        let rest: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.rebased_impulse = [0.0; D];
         // Straight into the totals, the slots' local indices standing in for bodies.
         add_transpose(
             &self.constraint,
             &self.jacobian,
-            &impulse,
-            &self.local,
+            &rest,
+            &self.local.map(usize::from),
             &mut self.step_body_impulse,
         );
+    }
+
+    /// Moves the entry to the Jacobian `jacobian` within a substep: what its impulse so
+    /// far applied through the old one goes into the step's body impulses now (the rest
+    /// follows through the new one in [`accumulate`](Self::accumulate)).
+    fn rebase(&mut self, jacobian: T::Jacobian) {
+        let impulse = self.weighted_impulse();
+        let since: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.rebased_impulse = impulse;
+        add_transpose(
+            &self.constraint,
+            &self.jacobian,
+            &since,
+            &self.local.map(usize::from),
+            &mut self.step_body_impulse,
+        );
+        self.jacobian = jacobian;
     }
 
     /// `v += M⁻¹Jᵀ·impulse` on the entry's bodies (`impulse` weighted, `w∘λ'`), through
@@ -824,6 +852,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             sweep: false,
             step_impulse: [0.0; D],
             step_body_impulse: [Velocity::default(); B],
+            rebased_impulse: [0.0; D],
             broken: None,
         };
         entry.set_body_indices(bodies);
@@ -1121,7 +1150,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             lambda: e.impulse,
             compliance: k.map(|row| row.map(|kij| compliance * kij)),
             mass: *k,
-            first_slot: std::array::from_fn(|s| e.local[s] == s),
+            first_slot: std::array::from_fn(|s| usize::from(e.local[s]) == s),
         };
         for i in 0..D {
             if !e.direct_rows[i] {
@@ -1375,10 +1404,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return false;
         }
         let mut scratch = [Velocity::default(); B];
-        e.constraint
-            .apply_impulse(&jacobian, &delta, &e.inverse_masses, &e.local, &mut scratch);
+        e.constraint.apply_impulse(
+            &jacobian,
+            &delta,
+            &e.inverse_masses,
+            &e.local.map(usize::from),
+            &mut scratch,
+        );
         for slot in 0..B {
-            if e.local[slot] == slot {
+            if usize::from(e.local[slot]) == slot {
                 let d = scratch[slot];
                 if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
                     let p = &mut poses[e.bodies[slot]];
@@ -1504,6 +1538,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         for e in &mut self.entries {
             e.step_impulse = [0.0; D];
             e.step_body_impulse = [Velocity::default(); B];
+            e.rebased_impulse = [0.0; D];
         }
     }
 
@@ -1579,11 +1614,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return;
         }
         for (e, slot) in exact_run(&mut self.entries) {
-            for i in 0..D {
-                if e.direct_rows[i] {
-                    e.impulse[i] = direct.impulse(&slot, i);
-                }
-            }
+            direct.read_impulses(&slot, &e.direct_rows, &mut e.impulse);
             let impulse = e.impulse;
             e.breaks_under(&impulse);
         }
@@ -1718,25 +1749,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 direct.clear_rows(&slot, D);
                 continue;
             };
-            // `Jᵀλ` through the old `J` in, through the new one out: `accumulate` adds the
-            // latter back with the substep's whole impulse.
-            let impulse = e.weighted_impulse();
-            let taken: [f32; D] = impulse.map(|x| -x);
-            add_transpose(
-                &e.constraint,
-                &e.jacobian,
-                &impulse,
-                &e.local,
-                &mut e.step_body_impulse,
-            );
-            add_transpose(
-                &e.constraint,
-                &jacobian,
-                &taken,
-                &e.local,
-                &mut e.step_body_impulse,
-            );
-            e.jacobian = jacobian;
+            e.rebase(jacobian);
             Self::write_direct_rows(
                 e,
                 &slot,
@@ -1789,7 +1802,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 .constraint
                 .geometric_stiffness(&base, &force)
                 .unwrap_or_else(|| e.probed_stiffness(&base, &force));
-            for s in (0..B).filter(|&s| slot.positions[s] != u8::MAX && e.local[s] == s) {
+            for s in
+                (0..B).filter(|&s| slot.positions[s] != u8::MAX && usize::from(e.local[s]) == s)
+            {
                 let k = stiffness[s];
                 if k.iter().all(|x| x.is_finite()) {
                     out[e.bodies[s]][0] += k[0];
@@ -2190,6 +2205,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 sweep: SnapshotFields::read_snapshot(input)?,
                 step_impulse: SnapshotFields::read_snapshot(input)?,
                 step_body_impulse: SnapshotFields::read_snapshot(input)?,
+                rebased_impulse: [0.0; D],
                 broken: if bool::read_snapshot(input)? {
                     let (cause, [value, limit]) = SnapshotFields::read_snapshot(input)?;
                     Some(Break {
