@@ -1251,8 +1251,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// compliance and whether every row can act), its bodies' inverse masses (the step's
     /// weights) and its rows in the direct system anew: its biases (none: the projection
     /// corrects positions) and weights (all 1: no limits, every row usable) are what the
-    /// full preparation would give, and so is its warm start as long as `h` is the same
-    /// (the impulse rescaled by 1). Within a step that always holds; from one step to the
+    /// full preparation would give. It starts from a zero impulse (see below) instead of
+    /// its warm start, which needs `h` the same as the last substep's (the impulse
+    /// rescaled by 1) only so that the full preparation's warm start would have been a
+    /// no-op rescaling. Within a step that always holds; from one step to the
     /// next the caller also checks `h` and that the constraint cannot break under error
     /// (checked on a step's first substep), and anything else the full preparation reads
     /// (settings, masses, bodies) changes only with a rebuild, which makes every entry
@@ -1283,6 +1285,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         e.jacobian = jacobian;
         e.inverse_masses = inverse_masses;
+        // Started cold: the exact solve finds the whole impulse of rows it alone solves
+        // either way (`(K + Γ)μ = −(b + Jv + Γλ)` from `λ` and `v + M⁻¹Jᵀλ` gives the same
+        // `λ + μ` as from 0 and `v`), so applying the last impulse first would be work
+        // for nothing.
+        e.impulse = [0.0; D];
         Self::write_direct_rows(
             e,
             slot,
@@ -1590,7 +1597,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                         direct,
                     )
                 {
-                    Self::warm_start(e, velocities);
                     continue;
                 }
             }
