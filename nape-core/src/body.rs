@@ -100,6 +100,19 @@ pub struct Body {
     pub(crate) torque: f32,
     pub(crate) mass: f32,
     pub(crate) inertia: f32,
+    /// [`inverse_mass`](Self::inverse_mass), kept with the mass properties: the solver
+    /// reads it for every body every step.
+    inverse: InverseMass,
+}
+
+/// The inverse mass and inertia of a dynamic body of `mass` and `inertia` (zero for an
+/// infinite one).
+fn inverse_of(mass: f32, inertia: f32) -> InverseMass {
+    let recip = |x: f32| if x.is_infinite() { 0.0 } else { 1.0 / x };
+    InverseMass {
+        mass: recip(mass),
+        inertia: recip(inertia),
+    }
 }
 
 impl Body {
@@ -115,6 +128,7 @@ impl Body {
             torque: 0.0,
             mass,
             inertia,
+            inverse: inverse_of(mass, inertia),
         }
     }
 
@@ -332,13 +346,10 @@ impl Body {
     /// and zero inverse inertia for an infinite inertia.
     #[must_use]
     pub fn inverse_mass(&self) -> InverseMass {
-        if !self.is_dynamic() {
-            return InverseMass::default();
-        }
-        let recip = |x: f32| if x.is_infinite() { 0.0 } else { 1.0 / x };
-        InverseMass {
-            mass: recip(self.mass),
-            inertia: recip(self.inertia),
+        if self.is_dynamic() {
+            self.inverse
+        } else {
+            InverseMass::default()
         }
     }
 
@@ -354,6 +365,7 @@ impl Body {
         check_mass(mass, inertia)?;
         self.mass = mass;
         self.inertia = inertia;
+        self.inverse = inverse_of(mass, inertia);
         Ok(())
     }
 
@@ -633,6 +645,30 @@ mod tests {
             0.0
         );
         assert_eq!(Body::static_body().inverse_mass(), InverseMass::default());
+        assert_eq!(Body::kinematic().inverse_mass(), InverseMass::default());
+    }
+
+    #[test]
+    fn the_kept_inverse_mass_follows_the_mass_properties() {
+        let mut b = Body::dynamic(2.0, 4.0);
+        assert_eq!(
+            b.inverse_mass(),
+            InverseMass {
+                mass: 0.5,
+                inertia: 0.25
+            }
+        );
+        b.set_mass_properties(8.0, f32::INFINITY).expect("valid");
+        assert_eq!(
+            b.inverse_mass(),
+            InverseMass {
+                mass: 0.125,
+                inertia: 0.0
+            }
+        );
+        // A rejected change keeps the old properties and their inverse.
+        assert!(b.set_mass_properties(-1.0, 1.0).is_err());
+        assert_eq!(b.inverse_mass().mass, 0.125);
     }
 
     #[test]

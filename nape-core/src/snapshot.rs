@@ -426,15 +426,13 @@ impl SnapshotFields for Body {
     fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
         let (kind, pose, velocity) = SnapshotFields::read_snapshot(input)?;
         let (force, [torque, mass, inertia]) = SnapshotFields::read_snapshot(input)?;
-        Ok(Self {
-            kind,
-            pose,
-            velocity,
-            force,
-            torque,
-            mass,
-            inertia,
-        })
+        let mut body = Body::dynamic(mass, inertia);
+        body.kind = kind;
+        body.pose = pose;
+        body.velocity = velocity;
+        body.force = force;
+        body.torque = torque;
+        Ok(body)
     }
 }
 

@@ -395,6 +395,8 @@ struct IslandState {
     /// in turns per allowed turn (see `choose_exact_substeps`).
     body_stiffness: Vec<[f32; 2]>,
     island_fastest: Vec<f32>,
+    /// The square of each island's substep, once its count is chosen.
+    island_step_squared: Vec<f32>,
     /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
     body_flags: Vec<u8>,
     /// Whether each island does not rest (see `choose_exact_substeps`; every island, with
@@ -1712,6 +1714,7 @@ impl Space {
                 && !(weight > 1.0 && flags & SPRUNG != 0);
             self.islands.island_restless[island as usize] |= !rests;
         }
+        self.islands.island_step_squared.clear();
         for ((n, &fastest), &restless) in self
             .islands
             .island_substeps
@@ -1727,6 +1730,8 @@ impl Space {
             } else {
                 most
             };
+            let h = dt / *n as f32;
+            self.islands.island_step_squared.push(h * h);
         }
         // Only a resting island's one substep holds its swing by weighing its bodies more;
         // a moving island's substeps hold the swing along lines, and its bodies' inertia
@@ -1742,9 +1747,10 @@ impl Space {
             let island = island as usize;
             if self.islands.island_restless[island] {
                 self.islands.body_weight[b] = 1.0;
-                let h = dt / self.islands.island_substeps[island] as f32;
                 let turning = self.islands.body_stiffness[b][0] * self.inverse_masses[b].inertia;
-                let turn_squared = turning * (h * h) * (1.0 / (STABLE_SWING * STABLE_SWING));
+                let turn_squared = turning
+                    * self.islands.island_step_squared[island]
+                    * (1.0 / (STABLE_SWING * STABLE_SWING));
                 if turn_squared > 1.0 {
                     self.islands.body_turn_weight[b] = turn_squared.min(MAX_TURN_WEIGHT);
                 }
