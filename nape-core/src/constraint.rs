@@ -238,16 +238,18 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
     /// the entries it derived; the default reads them through
     /// [`apply_impulse`](Self::apply_impulse) with unit inverse masses, one row at a time.
     fn jacobian_rows(&self, jacobian: &Self::Jacobian) -> [[[f32; 3]; BODIES]; DIM] {
-        const UNIT: InverseMass = InverseMass {
-            mass: 1.0,
-            inertia: 1.0,
-        };
         let distinct: [usize; BODIES] = std::array::from_fn(|s| s);
         std::array::from_fn(|i| {
             let mut unit = [0.0; DIM];
             unit[i] = 1.0;
             let mut row = [Velocity::default(); BODIES];
-            self.apply_impulse(jacobian, &unit, &[UNIT; BODIES], &distinct, &mut row);
+            self.apply_impulse(
+                jacobian,
+                &unit,
+                &[InverseMass::UNIT; BODIES],
+                &distinct,
+                &mut row,
+            );
             row.map(|v| [v.linear.x, v.linear.y, v.angular])
         })
     }

@@ -179,6 +179,16 @@ pub struct InverseMass {
     pub inertia: f32,
 }
 
+impl InverseMass {
+    /// Unit mass and inertia: [`Constraint::apply_impulse`](crate::Constraint::apply_impulse)
+    /// with it adds `Jᵀλ` itself, which is how the solver reads a joint's `J` through its
+    /// own code.
+    pub const UNIT: Self = Self {
+        mass: 1.0,
+        inertia: 1.0,
+    };
+}
+
 /// An untyped constraint id (space, type slot, index, generation), e.g. for events such
 /// as [`Space::broken_constraints`](crate::Space::broken_constraints) and for [`Space::constraints_of`](crate::Space::constraints_of). Compare it with
 /// [`ConstraintHandle::id`](crate::ConstraintHandle::id), or recover the typed handle with [`Space::typed_handle`](crate::Space::typed_handle).

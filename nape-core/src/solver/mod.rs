@@ -504,11 +504,7 @@ fn add_transpose<T: Constraint<D, B>, const D: usize, const B: usize>(
     indices: &[usize; B],
     out: &mut [Velocity],
 ) {
-    const UNIT: InverseMass = InverseMass {
-        mass: 1.0,
-        inertia: 1.0,
-    };
-    constraint.apply_impulse(jacobian, impulse, &[UNIT; B], indices, out);
+    constraint.apply_impulse(jacobian, impulse, &[InverseMass::UNIT; B], indices, out);
 }
 
 /// A soft constraint's spring over a substep of `h` and its bias `bias_rate·C`, the bias
