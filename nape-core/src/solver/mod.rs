@@ -335,7 +335,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// index, linear, angular), in slot order; slots holding the same body are summed.
     pub(crate) fn body_impulses(&self) -> Vec<(usize, Velocity)> {
         (0..B)
-            .filter(|&s| usize::from(self.local[s]) == s)
+            .filter(|&s| self.first_of_its_body(s))
             .map(|s| (self.bodies[s], self.step_body_impulse[s]))
             .collect()
     }
@@ -348,16 +348,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        let rest: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.count_body_impulse(&impulse);
         self.rebased_impulse = [0.0; D];
-        // Straight into the totals, the slots' local indices standing in for bodies.
-        add_transpose(
-            &self.constraint,
-            &self.jacobian,
-            &rest,
-            &self.local.map(usize::from),
-            &mut self.step_body_impulse,
-        );
     }
 
     /// Moves the entry to the Jacobian `jacobian` within a substep: what its impulse so
@@ -365,16 +357,33 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// follows through the new one in [`accumulate`](Self::accumulate)).
     fn rebase(&mut self, jacobian: T::Jacobian) {
         let impulse = self.weighted_impulse();
-        let since: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.count_body_impulse(&impulse);
         self.rebased_impulse = impulse;
+        self.jacobian = jacobian;
+    }
+
+    /// Adds `Jᵀ` of this substep's weighted impulse `impulse`, less what an earlier rebase
+    /// counted, to the step's body impulses through the current `J` (straight into the
+    /// totals, the slots' local indices standing in for bodies).
+    fn count_body_impulse(&mut self, impulse: &[f32; D]) {
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
         add_transpose(
             &self.constraint,
             &self.jacobian,
-            &since,
-            &self.local.map(usize::from),
+            &uncounted,
+            &self.local_indices(),
             &mut self.step_body_impulse,
         );
-        self.jacobian = jacobian;
+    }
+
+    /// `local` as indices.
+    fn local_indices(&self) -> [usize; B] {
+        self.local.map(usize::from)
+    }
+
+    /// Whether slot `s` is the first holding its body.
+    fn first_of_its_body(&self, s: usize) -> bool {
+        usize::from(self.local[s]) == s
     }
 
     /// `v += M⁻¹Jᵀ·impulse` on the entry's bodies (`impulse` weighted, `w∘λ'`), through
@@ -402,13 +411,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     }
 
     /// [`Constraint::geometric_stiffness`] estimated where the constraint does not give it
-    /// (a hand-written one): one probe, every slot turned and shifted across the force on
-    /// it at once; each slot's torque change gives its rotational stiffness, its force's
-    /// change across it the translational one. For pivots and welds the slots' terms do
+    /// (a hand-written one), for the slots `probed` (the others keep their poses and read
+    /// zero): one probe, every such slot turned and shifted across the force on it at
+    /// once; each slot's torque change gives its rotational stiffness, its force's change
+    /// across it the translational one. For pivots and welds the slots' terms do
     /// not mix; for joints whose direction depends on several (distance, pulley) they
     /// may, which only shifts an estimate. Turned without renormalising and multiplied by
     /// reciprocals: divisions and square roots were most of its time.
-    fn probed_stiffness(&self, base: &[Pose; B], force: &[f32; D]) -> [[f32; 2]; B] {
+    fn probed_stiffness(
+        &self,
+        base: &[Pose; B],
+        force: &[f32; D],
+        probed: &[bool; B],
+    ) -> [[f32; 2]; B] {
         const TURN: f32 = 1e-3;
         const SHIFT: f32 = 1e-3;
         // The turn's cosine and sine by their series (exact in `f32` at this size).
@@ -424,6 +439,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
             std::array::from_fn(|s| at_base[s].linear.perp().normalize_or_zero());
         let probe: [Pose; B] = std::array::from_fn(|s| {
             let pose = base[s];
+            if !probed[s] {
+                return pose;
+            }
             Pose {
                 position: pose.position + across[s] * SHIFT,
                 angle: pose.angle + TURN,
@@ -433,6 +451,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         });
         let moved = loads(&probe);
         std::array::from_fn(|s| {
+            if !probed[s] {
+                return [0.0; 2];
+            }
             [
                 ((moved[s].angular - at_base[s].angular) * (1.0 / TURN)).abs(),
                 ((moved[s].linear - at_base[s].linear).dot(across[s]) * (1.0 / SHIFT)).abs(),
@@ -1146,7 +1167,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             lambda: e.impulse,
             compliance: k.map(|row| row.map(|kij| compliance * kij)),
             mass: *k,
-            first_slot: std::array::from_fn(|s| usize::from(e.local[s]) == s),
+            first_slot: std::array::from_fn(|s| e.first_of_its_body(s)),
         };
         for i in 0..D {
             if !e.direct_rows[i] {
@@ -1411,11 +1432,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             &jacobian,
             &delta,
             &e.inverse_masses,
-            &e.local.map(usize::from),
+            &e.local_indices(),
             &mut scratch,
         );
         for slot in 0..B {
-            if usize::from(e.local[slot]) == slot {
+            if e.first_of_its_body(slot) {
                 let d = scratch[slot];
                 if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
                     let p = &mut poses[e.bodies[slot]];
@@ -1800,13 +1821,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let per_second = 1.0 / e.previous_h;
             let force = e.weighted_impulse().map(|x| x * per_second);
             let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            // A body's own stiffness, once: dynamic (in the direct system) and the first slot
+            // holding it.
+            let probed: [bool; B] =
+                std::array::from_fn(|s| slot.positions[s] != u8::MAX && e.first_of_its_body(s));
             let stiffness = e
                 .constraint
                 .geometric_stiffness(&base, &force)
-                .unwrap_or_else(|| e.probed_stiffness(&base, &force));
-            for s in
-                (0..B).filter(|&s| slot.positions[s] != u8::MAX && usize::from(e.local[s]) == s)
-            {
+                .unwrap_or_else(|| e.probed_stiffness(&base, &force, &probed));
+            for s in (0..B).filter(|&s| probed[s]) {
                 let k = stiffness[s];
                 if k.iter().all(|x| x.is_finite()) {
                     out[e.bodies[s]][0] += k[0];
