@@ -349,28 +349,40 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
             *total += x;
         }
         self.count_body_impulse(&impulse);
+    }
+
+    /// [`accumulate`](Self::accumulate) for an entry of the exact solve, whose rows may
+    /// have been rebased within the substep: only what the rebase did not count goes in
+    /// through the current `J`. (Swept entries, never rebased, take the plain one: their
+    /// last sweep is a hot loop.)
+    fn accumulate_direct(&mut self) {
+        let impulse = self.weighted_impulse();
+        for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
+            *total += x;
+        }
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.count_body_impulse(&uncounted);
         self.rebased_impulse = [0.0; D];
     }
 
     /// Moves the entry to the Jacobian `jacobian` within a substep: what its impulse so
     /// far applied through the old one goes into the step's body impulses now (the rest
-    /// follows through the new one in [`accumulate`](Self::accumulate)).
+    /// follows through the new one in [`accumulate_direct`](Self::accumulate_direct)).
     fn rebase(&mut self, jacobian: T::Jacobian) {
         let impulse = self.weighted_impulse();
-        self.count_body_impulse(&impulse);
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        self.count_body_impulse(&uncounted);
         self.rebased_impulse = impulse;
         self.jacobian = jacobian;
     }
 
-    /// Adds `Jᵀ` of this substep's weighted impulse `impulse`, less what an earlier rebase
-    /// counted, to the step's body impulses through the current `J` (straight into the
-    /// totals, the slots' local indices standing in for bodies).
+    /// Adds `Jᵀ·impulse` to the step's body impulses through the current `J` (straight
+    /// into the totals, the slots' local indices standing in for bodies).
     fn count_body_impulse(&mut self, impulse: &[f32; D]) {
-        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
         add_transpose(
             &self.constraint,
             &self.jacobian,
-            &uncounted,
+            impulse,
             &self.local_indices(),
             &mut self.step_body_impulse,
         );
@@ -1979,7 +1991,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && (e.direct.is_none() || e.in_run)
                 && (e.solving || e.broken.is_some())
             {
-                e.accumulate();
+                if e.direct.is_some() {
+                    e.accumulate_direct();
+                } else {
+                    e.accumulate();
+                }
             }
         }
     }
