@@ -413,6 +413,9 @@ struct IslandState {
     /// The position projection: the poses before it, each island's summed squared error
     /// before it and now, and which islands it made worse.
     projection_start: Vec<Pose>,
+    /// The velocities before a finishing substep's velocity solve, taken with its first
+    /// projection: if the guard relinearises, the solve starts again from them.
+    velocity_start: Vec<Velocity>,
     errors_before: Vec<f32>,
     island_errors: Vec<f32>,
     island_worse: Vec<bool>,
@@ -1909,6 +1912,7 @@ impl Space {
             // Only islands not yet settled are projected, and only if something moved is
             // the guard's measurement needed.
             let mut moved = false;
+            let mut paired_solve = None;
             if finish {
                 // Gauss–Newton: the projection's rows at the poses it corrects, so it
                 // leaves an error quadratic in the one it removes (the start factor, after
@@ -1923,7 +1927,21 @@ impl Space {
                     .errors_before
                     .clone_from(&self.islands.island_errors);
                 moved = self.mark_unsettled(SETTLED);
-                if moved {
+                if moved && finish {
+                    // The velocity solve below needs nothing the projections change (only
+                    // the factor, if the guard relinearises): it takes the projection's
+                    // substitutions, and is done again only if the factor changed.
+                    for &s in &self.store_order {
+                        self.stores[s].push_direct(&mut self.direct);
+                    }
+                    self.islands.velocity_start.clone_from(&self.velocities);
+                    paired_solve = Some(self.direct.project_and_solve(
+                        1,
+                        &self.inverse_masses,
+                        &mut self.poses,
+                        &mut self.velocities,
+                    ));
+                } else if moved {
                     self.direct
                         .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
                 }
@@ -1969,7 +1987,18 @@ impl Space {
                     // solve, an M-orthogonal projection: it adds no kinetic energy), so
                     // the reported velocity moves along the joints from where the bodies
                     // are.
-                    self.exact_solve(1, Islands::All);
+                    match paired_solve {
+                        Some(count) if !self.direct.factored_since(count) => {
+                            for &s in &self.store_order {
+                                self.stores[s].pull_direct(&self.direct);
+                            }
+                        }
+                        Some(_) => {
+                            self.velocities.clone_from(&self.islands.velocity_start);
+                            self.exact_solve(1, Islands::All);
+                        }
+                        None => self.exact_solve(1, Islands::All),
+                    }
                     self.settle_active_set(1);
                 }
             }

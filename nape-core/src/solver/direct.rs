@@ -212,6 +212,14 @@ pub(crate) struct DirectSystem {
     gains: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
+    /// `rhs`, `solution` and `delta` of the projection's errors while a velocity solve
+    /// takes the same substitution ([`project_and_solve`](Self::project_and_solve)).
+    paired_rhs: Vec<f64>,
+    paired_solution: Vec<f64>,
+    paired_delta: Vec<[f64; 3]>,
+    /// How many factorisations there have been: a solve paired with a projection holds
+    /// only while no factorisation came after it.
+    factorisations: u64,
     /// The nodes of each island (contiguous in elimination order).
     islands: Vec<std::ops::Range<usize>>,
     /// The runs of all islands, and each island's range in them.
@@ -527,6 +535,7 @@ impl DirectSystem {
         self.island_bodies = island_bodies;
         self.island_body_ranges = island_body_ranges;
         self.delta = vec![[0.0; 3]; body_count];
+        self.paired_delta = vec![[0.0; 3]; body_count];
         debug_assert!(
             order
                 .iter()
@@ -581,6 +590,8 @@ impl DirectSystem {
         self.gains = vec![0.0; couplings];
         self.rhs = vec![0.0; dofs];
         self.solution = vec![0.0; dofs];
+        self.paired_rhs = vec![0.0; dofs];
+        self.paired_solution = vec![0.0; dofs];
     }
 
     /// Forgets every mark.
@@ -898,6 +909,7 @@ impl DirectSystem {
             inverse_masses.len() >= self.body_span,
             "an inverse mass per body"
         );
+        self.factorisations += 1;
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
                 continue;
@@ -941,18 +953,75 @@ impl DirectSystem {
             }
             let rows = kernels::VelocityRows { pass, velocities };
             self.substitute(k, &rows, true);
-            self.apply(
-                k,
-                inverse_masses,
-                |b, dv: [f64; 3], velocities: &mut [Velocity]| {
-                    let v = &mut velocities[b];
-                    v.linear.x += dv[0] as f32;
-                    v.linear.y += dv[1] as f32;
-                    v.angular += dv[2] as f32;
-                },
-                velocities,
-            );
+            self.apply_velocities(k, inverse_masses, velocities, false);
         }
+    }
+
+    /// `v += M⁻¹ Σ Jᵀμ` for island `k`, from `delta` or (`paired`) `paired_delta`.
+    fn apply_velocities(
+        &mut self,
+        k: usize,
+        inverse_masses: &[InverseMass],
+        velocities: &mut [Velocity],
+        paired: bool,
+    ) {
+        self.apply(
+            k,
+            inverse_masses,
+            paired,
+            |b, dv: [f64; 3], velocities: &mut [Velocity]| {
+                let v = &mut velocities[b];
+                v.linear.x += dv[0] as f32;
+                v.linear.y += dv[1] as f32;
+                v.angular += dv[2] as f32;
+            },
+            velocities,
+        );
+    }
+
+    /// The position projection of [`project`](Self::project) on the islands it marks,
+    /// and in the same substitutions the exact velocity pass `pass` of [`solve`](Self::solve)
+    /// on every active island (the marked ones' two right-hand sides share each
+    /// substitution's loads and its chain of dependent operations; the others are solved
+    /// alone). Both give what they give apart, bit for bit. Returns the count of
+    /// factorisations so far: the velocities hold only while no other came after
+    /// ([`factored_since`](Self::factored_since)).
+    pub(crate) fn project_and_solve(
+        &mut self,
+        pass: usize,
+        inverse_masses: &[InverseMass],
+        poses: &mut [crate::types::Pose],
+        velocities: &mut [Velocity],
+    ) -> u64 {
+        assert!(velocities.len() >= self.body_span, "a velocity per body");
+        for k in 0..self.islands.len() {
+            if !self.active[k] {
+                continue;
+            }
+            if !self.marked[k] {
+                let rows = kernels::VelocityRows { pass, velocities };
+                self.substitute(k, &rows, true);
+                self.apply_velocities(k, inverse_masses, velocities, false);
+                continue;
+            }
+            let runs = self.island_runs[k].clone();
+            let rows = kernels::VelocityRows { pass, velocities };
+            for r in runs.clone() {
+                kernels::forward_paired(self, r, &rows);
+            }
+            for r in runs.rev() {
+                kernels::backward_paired(self, r);
+            }
+            self.apply_velocities(k, inverse_masses, velocities, false);
+            self.apply_projection(k, inverse_masses, poses, true);
+        }
+        self.factorisations
+    }
+
+    /// Whether a factorisation came after the one [`project_and_solve`](Self::project_and_solve)
+    /// returned `count` at.
+    pub(crate) fn factored_since(&self, count: u64) -> bool {
+        self.factorisations != count
     }
 
     /// The position projection: moves the bodies of acyclic islands by `M⁻¹ Jᵀ μ` with
@@ -969,11 +1038,30 @@ impl DirectSystem {
                 continue;
             }
             self.substitute(k, &kernels::PositionRows, false);
+            self.apply_projection(k, inverse_masses, poses, false);
+        }
+    }
+
+    /// Moves island `k`'s bodies by `M⁻¹ Σ Jᵀμ` from `delta` or (`paired`)
+    /// `paired_delta`, shortened to the island's reach.
+    fn apply_projection(
+        &mut self,
+        k: usize,
+        inverse_masses: &[InverseMass],
+        poses: &mut [crate::types::Pose],
+        paired: bool,
+    ) {
+        {
+            let sums = if paired {
+                &self.paired_delta
+            } else {
+                &self.delta
+            };
             // The longest move, against the island's reach: a longer one is shortened.
             let longest_squared = self.island_bodies[self.island_body_ranges[k].clone()]
                 .iter()
                 .map(|&b| {
-                    let (sum, m) = (self.delta[b as usize], inverse_masses[b as usize].mass);
+                    let (sum, m) = (sums[b as usize], inverse_masses[b as usize].mass);
                     f64::from(m).powi(2) * (sum[0] * sum[0] + sum[1] * sum[1])
                 })
                 .fold(0.0, f64::max);
@@ -983,6 +1071,7 @@ impl DirectSystem {
             self.apply(
                 k,
                 inverse_masses,
+                paired,
                 |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
                     let dx = if shortened { dx.map(|x| x * scale) } else { dx };
                     let v = Velocity {
@@ -1026,12 +1115,18 @@ impl DirectSystem {
         &mut self,
         k: usize,
         inverse_masses: &[InverseMass],
+        paired: bool,
         mut f: impl FnMut(usize, [f64; 3], &mut S),
         state: &mut S,
     ) {
+        let sums = if paired {
+            &mut self.paired_delta
+        } else {
+            &mut self.delta
+        };
         for &b in &self.island_bodies[self.island_body_ranges[k].clone()] {
             let b = b as usize;
-            let sum = std::mem::take(&mut self.delta[b]);
+            let sum = std::mem::take(&mut sums[b]);
             let inv = inverse_masses[b];
             let (m, i) = (f64::from(inv.mass), f64::from(inv.inertia));
             f(b, [m * sum[0], m * sum[1], i * sum[2]], state);
@@ -1416,6 +1511,164 @@ mod kernels {
         }
     }
 
+    /// [`forward`] of the velocity rows `rows` (into `rhs`) and, in the same loop, of the
+    /// projection's errors (into `paired_rhs`), each as [`forward`] alone computes it.
+    pub(super) fn forward_paired(system: &mut DirectSystem, r: usize, rows: &VelocityRows) {
+        let (nodes, n, m) = run(system, r);
+        sized!(n, m, forward_paired_run(system, nodes, rows))
+    }
+
+    fn forward_paired_run<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        rows: &VelocityRows,
+    ) {
+        // The errors are not fused: their rows first, as `forward_run` takes them.
+        for i in nodes.clone() {
+            let at = item(&system.nodes, i).dof_offset;
+            let own = match item(&system.nodes, i).kind {
+                NodeKind::Body(_) => [0.0; N],
+                NodeKind::Super(s) => PositionRows.rows::<N>(system, s as usize),
+            };
+            for (x, o) in array_mut::<N>(&mut system.paired_rhs, at)
+                .iter_mut()
+                .zip(&own)
+            {
+                *x += o;
+            }
+        }
+        let end = nodes.end;
+        let (mut carried, mut carried_errors, mut is_carried) = ([0.0; N], [0.0; N], false);
+        for i in nodes {
+            let node = item(&system.nodes, i);
+            let (at, parent) = (node.dof_offset, node.parent as usize);
+            let mut y = match node.kind {
+                NodeKind::Body(_) => [0.0; N],
+                NodeKind::Super(s) => rows.rows::<N>(system, s as usize),
+            };
+            let pending = array_mut::<N>(&mut system.rhs, at);
+            for (y, p) in y.iter_mut().zip(pending.iter()) {
+                *y += p;
+            }
+            if is_carried {
+                for (y, c) in y.iter_mut().zip(&carried) {
+                    *y += c;
+                }
+            }
+            pending.copy_from_slice(&y);
+            let errors = if is_carried {
+                carried_errors
+            } else {
+                *array::<N>(&system.paired_rhs, at)
+            };
+            if M == 0 {
+                continue;
+            }
+            let update = forward_one::<N, M>(system, i, &y);
+            let update_errors = forward_one::<N, M>(system, i, &errors);
+            let to = item(&system.nodes, parent).dof_offset;
+            is_carried = M == N && parent == i + 1 && i + 1 < end;
+            if is_carried {
+                carried.iter_mut().zip(&update).for_each(|(c, u)| *c = -u);
+            } else {
+                let target = array_mut::<M>(&mut system.rhs, to);
+                target.iter_mut().zip(&update).for_each(|(x, u)| *x -= u);
+            }
+            let target = array_mut::<M>(&mut system.paired_rhs, to);
+            let mut updated = [0.0; M];
+            for ((n, x), u) in updated.iter_mut().zip(target.iter()).zip(&update_errors) {
+                *n = x - u;
+            }
+            target.copy_from_slice(&updated);
+            carried_errors
+                .iter_mut()
+                .zip(&updated)
+                .for_each(|(c, u)| *c = *u);
+        }
+    }
+
+    /// [`backward`] of both right-hand sides [`forward_paired`] left: the velocities'
+    /// `Jᵀμ` into `delta` and `μ` into the accumulated impulses, the errors' into
+    /// `paired_delta`.
+    pub(super) fn backward_paired(system: &mut DirectSystem, r: usize) {
+        let (nodes, n, m) = run(system, r);
+        sized!(n, m, backward_paired_run(system, nodes))
+    }
+
+    fn backward_paired_run<const N: usize, const M: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+    ) {
+        let mut carried: Option<(usize, [f64; N], [f64; N])> = None;
+        for i in nodes.rev() {
+            let (mut x, mut x_errors) = ([0.0; M], [0.0; M]);
+            if M > 0 {
+                let parent = item(&system.nodes, i).parent as usize;
+                match carried {
+                    Some((j, solved, solved_errors)) if M == N && j == parent => {
+                        x.iter_mut().zip(&solved).for_each(|(x, s)| *x = *s);
+                        x_errors
+                            .iter_mut()
+                            .zip(&solved_errors)
+                            .for_each(|(x, s)| *x = *s);
+                    }
+                    _ => {
+                        let at = item(&system.nodes, parent).dof_offset;
+                        x = *array::<M>(&system.solution, at);
+                        x_errors = *array::<M>(&system.paired_solution, at);
+                    }
+                }
+            }
+            let DirectSystem {
+                supers,
+                nodes: tree,
+                jacobian,
+                gains,
+                inverses,
+                rhs,
+                solution,
+                paired_rhs,
+                paired_solution,
+                delta,
+                paired_delta,
+                lambda,
+                ..
+            } = system;
+            let mu = backward_into::<N, M>(tree, gains, inverses, rhs, solution, i, &x);
+            let mu_errors = backward_into::<N, M>(
+                tree,
+                gains,
+                inverses,
+                paired_rhs,
+                paired_solution,
+                i,
+                &x_errors,
+            );
+            carried = Some((i, mu, mu_errors));
+            if let NodeKind::Super(s) = item(tree, i).kind {
+                let s = s as usize;
+                match item(supers, s).body_count {
+                    1 => {
+                        accumulate_into::<N, 1>(supers, jacobian, delta, s, &mu);
+                        accumulate_into::<N, 1>(supers, jacobian, paired_delta, s, &mu_errors);
+                    }
+                    2 => {
+                        accumulate_into::<N, 2>(supers, jacobian, delta, s, &mu);
+                        accumulate_into::<N, 2>(supers, jacobian, paired_delta, s, &mu_errors);
+                    }
+                    _ => {
+                        accumulate_into::<N, 0>(supers, jacobian, delta, s, &mu);
+                        accumulate_into::<N, 0>(supers, jacobian, paired_delta, s, &mu_errors);
+                    }
+                }
+                let lambda = array_mut::<N>(lambda, item(supers, s).row_offset);
+                for (l, m) in lambda.iter_mut().zip(&mu) {
+                    *l += m;
+                }
+            }
+        }
+    }
+
     /// Where the right-hand side of a super node's rows comes from (a body's is 0).
     pub(super) trait RowSource {
         /// Whether forming the rows is worth overlapping with the forward substitution's
@@ -1519,6 +1772,18 @@ mod kernels {
             delta,
             ..
         } = system;
+        accumulate_into::<N, B>(supers, jacobian, delta, s, mu);
+    }
+
+    /// [`accumulate_one`] into the sums `delta`.
+    #[inline(always)]
+    fn accumulate_into<const N: usize, const B: usize>(
+        supers: &[SuperNode],
+        jacobian: &[f64],
+        delta: &mut [[f64; 3]],
+        s: usize,
+        mu: &[f64; N],
+    ) {
         let sn = item(supers, s);
         let count = if B == 0 { sn.body_count } else { B };
         let stride = count * 3;
@@ -1762,6 +2027,20 @@ mod kernels {
             solution,
             ..
         } = system;
+        backward_into::<N, M>(nodes, gains, inverses, rhs, solution, i, x)
+    }
+
+    /// [`backward_one`] on the right-hand side `rhs` and into `solution`.
+    #[inline(always)]
+    fn backward_into<const N: usize, const M: usize>(
+        nodes: &[TreeNode],
+        gains: &[f64],
+        inverses: &[f64],
+        rhs: &mut [f64],
+        solution: &mut [f64],
+        i: usize,
+        x: &[f64; M],
+    ) -> [f64; N] {
         let node = item(nodes, i);
         let own = array_mut::<N>(rhs, node.dof_offset);
         let y = *own;
@@ -2193,5 +2472,108 @@ mod tests {
                 "{name}, row {row}: {g} against {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_paired_projection_and_solve_equal_the_two_apart_bit_for_bit() {
+        // Two islands: a chain of three bodies from a static one, and a tree of four.
+        const STATIC: u32 = 7;
+        let spec: [([u32; 2], usize); 6] = [
+            ([STATIC, 0], 2),
+            ([0, 1], 2),
+            ([1, 2], 1),
+            ([3, 4], 2),
+            ([3, 5], 3),
+            ([3, 6], 2),
+        ];
+        let links: Vec<Link> = spec
+            .iter()
+            .map(|&(b, rows)| {
+                let mut bodies = [0u32; MAX_BODIES];
+                bodies[..2].copy_from_slice(&b);
+                Link {
+                    rows,
+                    bodies,
+                    slots: 2,
+                }
+            })
+            .collect();
+        let mut dynamic = [true; 8];
+        dynamic[STATIC as usize] = false;
+        let inverse: Vec<InverseMass> = (0..8)
+            .map(|i| InverseMass {
+                mass: if i == 7 { 0.0 } else { 1.0 / (1.0 + i as f32) },
+                inertia: if i == 7 { 0.0 } else { 2.0 / (1.0 + i as f32) },
+            })
+            .collect();
+        let build = || {
+            let mut seed = 0x1b87_3593_u32;
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                (seed % 2001) as f32 / 1000.0 - 1.0
+            };
+            let mut system = DirectSystem::default();
+            let slots = system.rebuild(&links, &dynamic);
+            system.reset_rows();
+            for (l, slot) in slots.iter().enumerate() {
+                let slot = slot.expect("acyclic");
+                for r in 0..spec[l].1 {
+                    let j = [[next(), next(), next()], [next(), next(), next()]];
+                    system.set_row(&slot, r, &j, [next(), next()], 0.0);
+                    system.set_position_error(&slot, r, next());
+                    system.set_compliance(&slot, r, r, if l % 2 == 0 { 1e-3 } else { 0.0 });
+                }
+            }
+            system.factor(Islands::All, &inverse);
+            let velocities: Vec<Velocity> = (0..8)
+                .map(|_| Velocity {
+                    linear: glam::Vec2::new(next(), next()),
+                    angular: next(),
+                })
+                .collect();
+            (system, velocities)
+        };
+        // Only the tree is projected: the chain's velocities are solved alone.
+        let marks = |system: &mut DirectSystem| {
+            system.clear_marks();
+            let tree = system.island_of[system.supers.len() - 1] as usize;
+            let mut which = vec![false; system.island_count()];
+            which[tree] = true;
+            system.mark_islands(&which);
+        };
+        let (mut apart, mut v_apart) = build();
+        let mut poses_apart = vec![crate::types::Pose::default(); 8];
+        marks(&mut apart);
+        apart.project(Islands::Marked, &inverse, &mut poses_apart);
+        apart.solve(1, Islands::All, &inverse, &mut v_apart);
+
+        let (mut paired, mut v_paired) = build();
+        let mut poses_paired = vec![crate::types::Pose::default(); 8];
+        marks(&mut paired);
+        let count = paired.project_and_solve(1, &inverse, &mut poses_paired, &mut v_paired);
+        assert!(!paired.factored_since(count));
+
+        let bits = |v: &[Velocity]| -> Vec<u32> {
+            v.iter()
+                .flat_map(|v| [v.linear.x, v.linear.y, v.angular].map(f32::to_bits))
+                .collect()
+        };
+        assert_eq!(bits(&v_paired), bits(&v_apart));
+        assert!(v_paired.iter().zip(&build().1).any(|(a, b)| a != b));
+        let pose_bits = |p: &[crate::types::Pose]| -> Vec<u32> {
+            p.iter()
+                .flat_map(|p| [p.position.x, p.position.y, p.angle].map(f32::to_bits))
+                .collect()
+        };
+        assert_eq!(pose_bits(&poses_paired), pose_bits(&poses_apart));
+        assert!(poses_paired[4] != crate::types::Pose::default());
+        assert_eq!(poses_paired[1], crate::types::Pose::default());
+        let lambda_bits =
+            |s: &DirectSystem| s.lambda.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(lambda_bits(&paired), lambda_bits(&apart));
+        paired.factor(Islands::All, &inverse);
+        assert!(paired.factored_since(count));
     }
 }
