@@ -2276,6 +2276,31 @@ mod tests {
         assert!((impulse(&s1) - 6.0).abs() < 1e-5);
     }
 
+    /// One link per `(bodies, rows)` of `spec`, each between two body slots.
+    fn two_body_links(spec: &[([u32; 2], usize)]) -> Vec<Link> {
+        spec.iter()
+            .map(|&(b, rows)| {
+                let mut bodies = [0u32; MAX_BODIES];
+                bodies[..2].copy_from_slice(&b);
+                Link {
+                    rows,
+                    bodies,
+                    slots: 2,
+                }
+            })
+            .collect()
+    }
+
+    /// Deterministic values spread over [−1, 1] (xorshift from `seed`).
+    fn spread(mut seed: u32) -> impl FnMut() -> f32 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 2001) as f32 / 1000.0 - 1.0
+        }
+    }
+
     /// A tree island with every kind of node and edge (a body shared by four constraints,
     /// a super node of two constraints, a three-row one, a static anchor), stiff and
     /// soft rows and a mass ratio of 1e5: the impulses of one velocity solve,
@@ -2295,18 +2320,7 @@ mod tests {
             ([5, 4], 1),
             ([5, 6], 2),
         ];
-        let links: Vec<Link> = spec
-            .iter()
-            .map(|&(b, rows)| {
-                let mut bodies = [0u32; MAX_BODIES];
-                bodies[..2].copy_from_slice(&b);
-                Link {
-                    rows,
-                    bodies,
-                    slots: 2,
-                }
-            })
-            .collect();
+        let links = two_body_links(&spec);
         let mut dynamic = [true; 8];
         dynamic[STATIC as usize] = false;
         let mut system = DirectSystem::default();
@@ -2328,13 +2342,7 @@ mod tests {
             })
             .collect();
         // Deterministic, well-spread entries.
-        let mut seed = 0x2545_f491_u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            (seed % 2001) as f32 / 1000.0 - 1.0
-        };
+        let mut next = spread(0x2545_f491);
         let velocities: Vec<Velocity> = (0..8)
             .map(|i| Velocity {
                 linear: glam::Vec2::new(next(), next()),
@@ -2486,18 +2494,7 @@ mod tests {
             ([3, 5], 3),
             ([3, 6], 2),
         ];
-        let links: Vec<Link> = spec
-            .iter()
-            .map(|&(b, rows)| {
-                let mut bodies = [0u32; MAX_BODIES];
-                bodies[..2].copy_from_slice(&b);
-                Link {
-                    rows,
-                    bodies,
-                    slots: 2,
-                }
-            })
-            .collect();
+        let links = two_body_links(&spec);
         let mut dynamic = [true; 8];
         dynamic[STATIC as usize] = false;
         let inverse: Vec<InverseMass> = (0..8)
@@ -2507,13 +2504,7 @@ mod tests {
             })
             .collect();
         let build = || {
-            let mut seed = 0x1b87_3593_u32;
-            let mut next = move || {
-                seed ^= seed << 13;
-                seed ^= seed >> 17;
-                seed ^= seed << 5;
-                (seed % 2001) as f32 / 1000.0 - 1.0
-            };
+            let mut next = spread(0x1b87_3593);
             let mut system = DirectSystem::default();
             let slots = system.rebuild(&links, &dynamic);
             system.reset_rows();
