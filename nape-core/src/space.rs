@@ -1931,9 +1931,7 @@ impl Space {
                     // The velocity solve below needs nothing the projections change (only
                     // the factor, if the guard relinearises): it takes the projection's
                     // substitutions, and is done again only if the factor changed.
-                    for &s in &self.store_order {
-                        self.stores[s].push_direct(&mut self.direct);
-                    }
+                    self.push_impulses();
                     self.islands.velocity_start.clone_from(&self.velocities);
                     paired_solve = Some(self.direct.project_and_solve(
                         1,
@@ -1989,9 +1987,7 @@ impl Space {
                     // are.
                     match paired_solve {
                         Some(count) if !self.direct.factored_since(count) => {
-                            for &s in &self.store_order {
-                                self.stores[s].pull_direct(&self.direct);
-                            }
+                            self.pull_impulses();
                         }
                         Some(_) => {
                             self.velocities.clone_from(&self.islands.velocity_start);
@@ -2108,11 +2104,21 @@ impl Space {
     /// The exact solve of the acyclic islands `which` selects, with the impulses the
     /// sweeps left.
     fn exact_solve(&mut self, pass: usize, which: Islands) {
+        self.push_impulses();
+        self.direct
+            .solve(pass, which, &self.inverse_masses, &mut self.velocities);
+        self.pull_impulses();
+    }
+
+    /// Hands the impulses the sweeps changed to the exact solve (before it solves).
+    fn push_impulses(&mut self) {
         for &s in &self.store_order {
             self.stores[s].push_direct(&mut self.direct);
         }
-        self.direct
-            .solve(pass, which, &self.inverse_masses, &mut self.velocities);
+    }
+
+    /// Reads the exact solve's impulses back into the constraints (after it solved).
+    fn pull_impulses(&mut self) {
         for &s in &self.store_order {
             self.stores[s].pull_direct(&self.direct);
         }

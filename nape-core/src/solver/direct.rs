@@ -951,10 +951,21 @@ impl DirectSystem {
             if !self.covers(which, k) {
                 continue;
             }
-            let rows = kernels::VelocityRows { pass, velocities };
-            self.substitute(k, &rows, true);
-            self.apply_velocities(k, inverse_masses, velocities, false);
+            self.solve_island(k, pass, inverse_masses, velocities);
         }
+    }
+
+    /// [`solve`](Self::solve) of island `k`.
+    fn solve_island(
+        &mut self,
+        k: usize,
+        pass: usize,
+        inverse_masses: &[InverseMass],
+        velocities: &mut [Velocity],
+    ) {
+        let rows = kernels::VelocityRows { pass, velocities };
+        self.substitute(k, &rows, true);
+        self.apply_velocities(k, inverse_masses, velocities, false);
     }
 
     /// `v += M⁻¹ Σ Jᵀμ` for island `k`, from `delta` or (`paired`) `paired_delta`.
@@ -999,9 +1010,7 @@ impl DirectSystem {
                 continue;
             }
             if !self.marked[k] {
-                let rows = kernels::VelocityRows { pass, velocities };
-                self.substitute(k, &rows, true);
-                self.apply_velocities(k, inverse_masses, velocities, false);
+                self.solve_island(k, pass, inverse_masses, velocities);
                 continue;
             }
             let runs = self.island_runs[k].clone();
@@ -1051,41 +1060,39 @@ impl DirectSystem {
         poses: &mut [crate::types::Pose],
         paired: bool,
     ) {
-        {
-            let sums = if paired {
-                &self.paired_delta
-            } else {
-                &self.delta
-            };
-            // The longest move, against the island's reach: a longer one is shortened.
-            let longest_squared = self.island_bodies[self.island_body_ranges[k].clone()]
-                .iter()
-                .map(|&b| {
-                    let (sum, m) = (sums[b as usize], inverse_masses[b as usize].mass);
-                    f64::from(m).powi(2) * (sum[0] * sum[0] + sum[1] * sum[1])
-                })
-                .fold(0.0, f64::max);
-            let allowed = PROJECTION_REACH * self.reach[k] + PROJECTION_SLACK;
-            let shortened = longest_squared > allowed * allowed;
-            let scale = allowed / longest_squared.sqrt();
-            self.apply(
-                k,
-                inverse_masses,
-                paired,
-                |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
-                    let dx = if shortened { dx.map(|x| x * scale) } else { dx };
-                    let v = Velocity {
-                        linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
-                        angular: dx[2].clamp(-MAX_PROJECTION_TURN, MAX_PROJECTION_TURN) as f32,
-                    };
-                    if v.linear.is_finite() && v.angular.is_finite() {
-                        let p = &mut poses[b];
-                        *p = p.integrate(v, 1.0);
-                    }
-                },
-                poses,
-            );
-        }
+        let sums = if paired {
+            &self.paired_delta
+        } else {
+            &self.delta
+        };
+        // The longest move, against the island's reach: a longer one is shortened.
+        let longest_squared = self.island_bodies[self.island_body_ranges[k].clone()]
+            .iter()
+            .map(|&b| {
+                let (sum, m) = (sums[b as usize], inverse_masses[b as usize].mass);
+                f64::from(m).powi(2) * (sum[0] * sum[0] + sum[1] * sum[1])
+            })
+            .fold(0.0, f64::max);
+        let allowed = PROJECTION_REACH * self.reach[k] + PROJECTION_SLACK;
+        let shortened = longest_squared > allowed * allowed;
+        let scale = allowed / longest_squared.sqrt();
+        self.apply(
+            k,
+            inverse_masses,
+            paired,
+            |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
+                let dx = if shortened { dx.map(|x| x * scale) } else { dx };
+                let v = Velocity {
+                    linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
+                    angular: dx[2].clamp(-MAX_PROJECTION_TURN, MAX_PROJECTION_TURN) as f32,
+                };
+                if v.linear.is_finite() && v.angular.is_finite() {
+                    let p = &mut poses[b];
+                    *p = p.integrate(v, 1.0);
+                }
+            },
+            poses,
+        );
     }
 
     /// Forward and backward substitution of island `k` with the right-hand side `rows`
@@ -1108,9 +1115,9 @@ impl DirectSystem {
     }
 
     /// Calls `f(body, M⁻¹ Σ Jᵀμ)` once for every body of island `k` with the sums the
-    /// backward substitution left in `delta` (clearing them): the contributions of all of
-    /// a body's super nodes are summed first, in `f64`, so a body shared by two super
-    /// nodes is moved once.
+    /// backward substitution left in `delta` (`paired`: in `paired_delta`), clearing them:
+    /// the contributions of all of a body's super nodes are summed first, in `f64`, so a
+    /// body shared by two super nodes is moved once.
     fn apply<S: ?Sized>(
         &mut self,
         k: usize,
