@@ -1413,14 +1413,7 @@ mod kernels {
             NodeKind::Super(s) => rows.rows::<N>(system, s as usize),
         };
         if !fused {
-            // Children in earlier runs have already subtracted from these nodes.
-            for i in nodes.clone() {
-                let at = item(&system.nodes, i).dof_offset;
-                let own = own(system, i);
-                for (x, o) in array_mut::<N>(&mut system.rhs, at).iter_mut().zip(&own) {
-                    *x += o;
-                }
-            }
+            add_own_rows::<N>(system, nodes.clone(), rows, false);
         }
         let end = nodes.end;
         // Along a chain (the parent is the next node), what the next node needs is kept
@@ -1462,11 +1455,7 @@ mod kernels {
                     target.iter_mut().zip(&update).for_each(|(x, u)| *x -= u);
                 }
             } else {
-                let mut updated = [0.0; M];
-                for ((n, x), u) in updated.iter_mut().zip(target.iter()).zip(&update) {
-                    *n = x - u;
-                }
-                target.copy_from_slice(&updated);
+                let updated = subtract_in_place(target, &update);
                 carried.iter_mut().zip(&updated).for_each(|(c, u)| *c = *u);
             }
         }
@@ -1502,11 +1491,13 @@ mod kernels {
             carried = Some((i, mu));
             if let NodeKind::Super(s) = item(&system.nodes, i).kind {
                 let s = s as usize;
-                match item(&system.supers, s).body_count {
-                    1 => accumulate_one::<N, 1>(system, s, &mu),
-                    2 => accumulate_one::<N, 2>(system, s, &mu),
-                    _ => accumulate_one::<N, 0>(system, s, &mu),
-                }
+                let DirectSystem {
+                    supers,
+                    jacobian,
+                    delta,
+                    ..
+                } = system;
+                accumulate_into::<N>(supers, jacobian, delta, s, &mu);
                 if accumulate_impulses {
                     let lambda =
                         array_mut::<N>(&mut system.lambda, item(&system.supers, s).row_offset);
@@ -1516,6 +1507,44 @@ mod kernels {
                 }
             }
         }
+    }
+
+    /// Adds each node's own right-hand side (from `rows`; a body's is 0) to what its
+    /// children in earlier runs subtracted, in `rhs` or (`paired`) `paired_rhs`.
+    #[inline(always)]
+    fn add_own_rows<const N: usize>(
+        system: &mut DirectSystem,
+        nodes: Range<usize>,
+        rows: &impl RowSource,
+        paired: bool,
+    ) {
+        for i in nodes {
+            let node = item(&system.nodes, i);
+            let at = node.dof_offset;
+            let own = match node.kind {
+                NodeKind::Body(_) => [0.0; N],
+                NodeKind::Super(s) => rows.rows::<N>(system, s as usize),
+            };
+            let target = if paired {
+                &mut system.paired_rhs
+            } else {
+                &mut system.rhs
+            };
+            for (x, o) in array_mut::<N>(target, at).iter_mut().zip(&own) {
+                *x += o;
+            }
+        }
+    }
+
+    /// `target −= update`, stored and returned (one store: the parent reads it back).
+    #[inline(always)]
+    fn subtract_in_place<const M: usize>(target: &mut [f64; M], update: &[f64; M]) -> [f64; M] {
+        let mut updated = [0.0; M];
+        for ((n, x), u) in updated.iter_mut().zip(target.iter()).zip(update) {
+            *n = x - u;
+        }
+        target.copy_from_slice(&updated);
+        updated
     }
 
     /// [`forward`] of the velocity rows `rows` (into `rhs`) and, in the same loop, of the
@@ -1531,19 +1560,7 @@ mod kernels {
         rows: &VelocityRows,
     ) {
         // The errors are not fused: their rows first, as `forward_run` takes them.
-        for i in nodes.clone() {
-            let at = item(&system.nodes, i).dof_offset;
-            let own = match item(&system.nodes, i).kind {
-                NodeKind::Body(_) => [0.0; N],
-                NodeKind::Super(s) => PositionRows.rows::<N>(system, s as usize),
-            };
-            for (x, o) in array_mut::<N>(&mut system.paired_rhs, at)
-                .iter_mut()
-                .zip(&own)
-            {
-                *x += o;
-            }
-        }
+        add_own_rows::<N>(system, nodes.clone(), &PositionRows, true);
         let end = nodes.end;
         let (mut carried, mut carried_errors, mut is_carried) = ([0.0; N], [0.0; N], false);
         for i in nodes {
@@ -1581,12 +1598,8 @@ mod kernels {
                 let target = array_mut::<M>(&mut system.rhs, to);
                 target.iter_mut().zip(&update).for_each(|(x, u)| *x -= u);
             }
-            let target = array_mut::<M>(&mut system.paired_rhs, to);
-            let mut updated = [0.0; M];
-            for ((n, x), u) in updated.iter_mut().zip(target.iter()).zip(&update_errors) {
-                *n = x - u;
-            }
-            target.copy_from_slice(&updated);
+            let updated =
+                subtract_in_place(array_mut::<M>(&mut system.paired_rhs, to), &update_errors);
             carried_errors
                 .iter_mut()
                 .zip(&updated)
@@ -1654,20 +1667,8 @@ mod kernels {
             carried = Some((i, mu, mu_errors));
             if let NodeKind::Super(s) = item(tree, i).kind {
                 let s = s as usize;
-                match item(supers, s).body_count {
-                    1 => {
-                        accumulate_into::<N, 1>(supers, jacobian, delta, s, &mu);
-                        accumulate_into::<N, 1>(supers, jacobian, paired_delta, s, &mu_errors);
-                    }
-                    2 => {
-                        accumulate_into::<N, 2>(supers, jacobian, delta, s, &mu);
-                        accumulate_into::<N, 2>(supers, jacobian, paired_delta, s, &mu_errors);
-                    }
-                    _ => {
-                        accumulate_into::<N, 0>(supers, jacobian, delta, s, &mu);
-                        accumulate_into::<N, 0>(supers, jacobian, paired_delta, s, &mu_errors);
-                    }
-                }
+                accumulate_into::<N>(supers, jacobian, delta, s, &mu);
+                accumulate_into::<N>(supers, jacobian, paired_delta, s, &mu_errors);
                 let lambda = array_mut::<N>(lambda, item(supers, s).row_offset);
                 for (l, m) in lambda.iter_mut().zip(&mu) {
                     *l += m;
@@ -1765,26 +1766,26 @@ mod kernels {
         out
     }
 
-    /// Adds `Jᵀ μ` of super node `s` (`μ` its solution) to its bodies' sums;
-    /// `B` as for [`velocity_rows`].
+    /// Adds `Jᵀ μ` of super node `s` (`μ` its solution) to its bodies' sums in `delta`,
+    /// sized for its body count.
     #[inline(always)]
-    fn accumulate_one<const N: usize, const B: usize>(
-        system: &mut DirectSystem,
+    fn accumulate_into<const N: usize>(
+        supers: &[SuperNode],
+        jacobian: &[f64],
+        delta: &mut [[f64; 3]],
         s: usize,
         mu: &[f64; N],
     ) {
-        let DirectSystem {
-            supers,
-            jacobian,
-            delta,
-            ..
-        } = system;
-        accumulate_into::<N, B>(supers, jacobian, delta, s, mu);
+        match item(supers, s).body_count {
+            1 => accumulate_sized::<N, 1>(supers, jacobian, delta, s, mu),
+            2 => accumulate_sized::<N, 2>(supers, jacobian, delta, s, mu),
+            _ => accumulate_sized::<N, 0>(supers, jacobian, delta, s, mu),
+        }
     }
 
-    /// [`accumulate_one`] into the sums `delta`.
+    /// [`accumulate_into`] for `B` bodies (as for [`velocity_rows`]).
     #[inline(always)]
-    fn accumulate_into<const N: usize, const B: usize>(
+    fn accumulate_sized<const N: usize, const B: usize>(
         supers: &[SuperNode],
         jacobian: &[f64],
         delta: &mut [[f64; 3]],
