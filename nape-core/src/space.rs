@@ -836,7 +836,7 @@ impl Space {
         let store = self.typed_store(h)?;
         store
             .get(h.index, h.generation)
-            .map(|e| &e.constraint)
+            .map(|(e, _)| &e.constraint)
             .ok_or(Error::StaleConstraint)
     }
 
@@ -876,13 +876,13 @@ impl Space {
         let mut updated = self.constraint(h)?.clone();
         f(&mut updated);
         let bodies = self.check_constraint::<T, D, B>(&updated)?;
-        let entry = self
+        let (entry, cold) = self
             .typed_store_mut(h)?
             .get_mut(h.index, h.generation)
             .ok_or(Error::StaleConstraint)?;
         if bodies != entry.bodies {
-            entry.set_body_indices(bodies);
-            entry.clear_warm_start();
+            entry.set_body_indices(cold, bodies);
+            entry.clear_warm_start(cold);
         }
         entry.constraint = updated;
         Ok(())
@@ -922,7 +922,7 @@ impl Space {
         let store = self.typed_store(h)?;
         store
             .get(h.index, h.generation)
-            .map(|e| e.settings)
+            .map(|(_, cold)| cold.settings)
             .ok_or(Error::StaleConstraint)
     }
 
@@ -942,15 +942,15 @@ impl Space {
         T: Constraint<D, B>,
     {
         self.topology_changed = true;
-        let entry = self
+        let (entry, cold) = self
             .typed_store_mut(h)?
             .get_mut(h.index, h.generation)
             .ok_or(Error::StaleConstraint)?;
         settings.validate()?;
-        if settings.active != entry.settings.active {
-            entry.clear_warm_start();
+        if settings.active != cold.settings.active {
+            entry.clear_warm_start(cold);
         }
-        entry.settings = settings;
+        cold.settings = settings;
         Ok(())
     }
 
@@ -970,7 +970,7 @@ impl Space {
         let store = self.typed_store(h)?;
         store
             .get(h.index, h.generation)
-            .map(|e| e.unweighted_impulse())
+            .map(|(e, _)| e.unweighted_impulse())
             .ok_or(Error::StaleConstraint)
     }
 

@@ -1,8 +1,10 @@
 //! The solver: per-type constraint stores and the phases of a substep.
 //!
-//! Constraints of one type `T: Constraint<D, B>` live together in a `Store<T, D, B>`: a
-//! dense `Vec` of entries (the constraint, its settings, its slots' body indices and every
-//! per-substep cache), addressed through generational slots. The [`Space`](crate::Space)
+//! Constraints of one type `T: Constraint<D, B>` live together in a `Store<T, D, B>`: two
+//! dense `Vec`s indexed alike, addressed through generational slots: the entries (the
+//! constraint, its slots' body indices and what every substep reads and writes) and their
+//! cold parts (settings, the exact solve's bookkeeping, limits, breaks), so that the
+//! sweeps over a mesh stream no more than they use. The [`Space`](crate::Space)
 //! keeps one boxed `ErasedStore` per type and calls one method per store and phase, so
 //! dynamic dispatch happens once per constraint type per phase; the loops over
 //! constraints inside a store are monomorphic.
@@ -185,16 +187,18 @@ pub(crate) enum Refresh {
     Exact,
 }
 
-/// One constraint and everything the solver caches for it.
+/// One constraint and what the solver reads of it in every substep; what it reads
+/// seldom is in the store's parallel [`ColdEntry`].
 ///
-/// The fields are laid out (`repr(C)`, each entry on its own cache lines) by how often the
-/// solver reads them: first what every Gauss–Seidel update reads and writes (128 bytes,
-/// two cache lines, for a pivot joint), then the step totals the last sweep adds to and the
-/// rows of limited constraints, then what only the preparation and the queries read. A
-/// sweep over a mesh of tens of thousands of joints streams its entries from memory, so
-/// the lines it does not touch are time saved.
+/// The fields are laid out (`repr(C)`) by how often the solver reads them: first what
+/// every Gauss–Seidel update reads and writes (128 bytes, two cache lines, for a pivot
+/// joint), then what a swept constraint's later substeps refresh from and the step totals
+/// the last sweep adds to. A sweep over a mesh of tens of thousands of joints streams its
+/// entries from memory, and the hardware fetches ahead whole runs of lines, read or not:
+/// the time of a sweep follows the size of the array it walks, so whatever a substep
+/// does not read lives in the other one.
 #[derive(Clone)]
-#[repr(C, align(64))]
+#[repr(C)]
 pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     // ----- read by every sweep update
     /// Index of each slot's body in the compact body arrays.
@@ -222,37 +226,47 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     limited: bool,
     /// Inverse masses of the slots, gathered at prepare.
     inverse_masses: [InverseMass; B],
-    // ----- read by the last sweep of a substep, and by limited constraints
+    // ----- read by a swept constraint's refresh and by the last sweep of a substep
+    pub(crate) constraint: T,
+    /// The settings' `stiff`, copied at the full preparation for the refresh.
+    stiff: bool,
+    /// For each slot, the first slot holding the same body (a byte: slots are few).
+    local: [u8; B],
+    /// The previous substep's `h`, or 0 when there is no impulse to warm start from.
+    previous_h: f32,
     weights: [f32; D],
     /// `Σ w∘λ'` over the substeps of the last step: the physical impulse it applied.
     step_impulse: [f32; D],
     /// `Σ Jᵀ(w∘λ')` per slot over the substeps of the last step (aliased slots summed in
     /// their first slot).
     step_body_impulse: [Velocity; B],
-    /// The part of this substep's `w∘λ'` already in `step_body_impulse`, counted through
-    /// an earlier `J` when the rows were rebased within the substep; `accumulate` adds the
-    /// rest through the current `J`. Zero between substeps (and so between steps: not
-    /// snapshotted).
-    rebased_impulse: [f32; D],
-    /// For each slot, the first slot holding the same body (a byte: slots are few, and the
-    /// entry keeps to five cache lines).
-    local: [u8; B],
-    /// `1 / K'_ii` of each active inequality row, solved one row at a time so that a
-    /// clamped row's target never leaks into the others through the coupled inverse.
-    row_mass: [f32; D],
-    // ----- read by the preparation, the exact solve and the queries
-    pub(crate) constraint: T,
+}
+
+/// What the solver reads of a constraint seldom: at its full preparation, in the exact
+/// solve, for limits and force limits, breaking and the queries. Kept apart from
+/// [`Entry`] (at the same index of the store) so that the sweeps over a mesh stream only
+/// what they read.
+#[derive(Clone)]
+pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     pub(crate) settings: ConstraintSettings,
     /// Set when the constraint breaks; acted on (and reported) at the end of the step.
     broken: Option<Break>,
     /// Where the rows live in the exact solve of an acyclic island, if they do.
     direct: Option<DirectSlot>,
-    /// The previous substep's `h`, or 0 when there is no impulse to warm start from.
-    previous_h: f32,
     /// Pairs of slots holding the same body.
     shared: SharedSlots,
     /// The sparse slot that owns this entry (for swap-removal and ids).
     slot: u32,
+    /// `1 / K'_ii` of each active inequality row, solved one row at a time so that a
+    /// clamped row's target never leaks into the others through the coupled inverse.
+    row_mass: [f32; D],
+    /// The part of this substep's `w∘λ'` already in `step_body_impulse`, counted through
+    /// an earlier `J` when the rows were rebased within the substep; `accumulate` adds the
+    /// rest through the current `J`. Zero between substeps (and so between steps: not
+    /// snapshotted).
+    rebased_impulse: [f32; D],
+    /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
+    direct_compliance: f32,
     /// Rows handed to the exact solve this substep.
     direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
@@ -265,15 +279,13 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     in_run: bool,
     /// A force limit clamps the impulse (soft or velocity-only with a finite `max_force`).
     clamp_force: bool,
-    /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
-    direct_compliance: f32,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// Sets the slots' body indices and the derived aliasing tables.
-    pub(crate) fn set_body_indices(&mut self, bodies: [usize; B]) {
+    pub(crate) fn set_body_indices(&mut self, cold: &mut ColdEntry<D, B>, bodies: [usize; B]) {
         self.bodies = bodies;
-        self.shared = SharedSlots::find(&bodies);
+        cold.shared = SharedSlots::find(&bodies);
         self.local = std::array::from_fn(|s| {
             let first = (0..=s).find(|&t| bodies[t] == bodies[s]).unwrap_or(s);
             u8::try_from(first).expect("at most 8 body slots")
@@ -282,13 +294,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
 
     /// Forgets the accumulated impulse: no warm start at the next step, and the impulse
     /// queries read zero until the constraint is stepped again.
-    pub(crate) fn clear_warm_start(&mut self) {
+    pub(crate) fn clear_warm_start(&mut self, cold: &mut ColdEntry<D, B>) {
         self.impulse = [0.0; D];
         self.previous_h = 0.0;
         self.solving = false;
         self.step_impulse = [0.0; D];
         self.step_body_impulse = [Velocity::default(); B];
-        self.rebased_impulse = [0.0; D];
+        cold.rebased_impulse = [0.0; D];
     }
 
     /// The physical (unweighted) impulse `λ` applied during the last step, all substeps
@@ -313,8 +325,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
 
     /// Whether the impulse `λ'` exceeds `max_force·h` with `break_under_force` set; if so,
     /// records the break (acted on at the end of the step).
-    fn breaks_under(&mut self, impulse: &[f32; D]) -> bool {
-        if !self.settings.break_under_force {
+    fn breaks_under(&mut self, cold: &mut ColdEntry<D, B>, impulse: &[f32; D]) -> bool {
+        if !cold.settings.break_under_force {
             return false;
         }
         let impulse_squared = length_squared(impulse);
@@ -322,10 +334,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         if breaks {
             // The next substep takes the full preparation, which idles it.
             self.refresh = Refresh::Full;
-            self.broken = Some(Break::force(
+            cold.broken = Some(Break::force(
                 impulse_squared,
                 self.previous_h,
-                self.settings.max_force,
+                cold.settings.max_force,
             ));
         }
         breaks
@@ -355,24 +367,24 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// have been rebased within the substep: only what the rebase did not count goes in
     /// through the current `J`. (Swept entries, never rebased, take the plain one: their
     /// last sweep is a hot loop.)
-    fn accumulate_direct(&mut self) {
+    fn accumulate_direct(&mut self, cold: &mut ColdEntry<D, B>) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - cold.rebased_impulse[i]);
         self.count_body_impulse(&uncounted);
-        self.rebased_impulse = [0.0; D];
+        cold.rebased_impulse = [0.0; D];
     }
 
     /// Moves the entry to the Jacobian `jacobian` within a substep: what its impulse so
     /// far applied through the old one goes into the step's body impulses now (the rest
     /// follows through the new one in [`accumulate_direct`](Self::accumulate_direct)).
-    fn rebase(&mut self, jacobian: T::Jacobian) {
+    fn rebase(&mut self, cold: &mut ColdEntry<D, B>, jacobian: T::Jacobian) {
         let impulse = self.weighted_impulse();
-        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - self.rebased_impulse[i]);
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - cold.rebased_impulse[i]);
         self.count_body_impulse(&uncounted);
-        self.rebased_impulse = impulse;
+        cold.rebased_impulse = impulse;
         self.jacobian = jacobian;
     }
 
@@ -517,13 +529,23 @@ fn colour_order<'a>(
     order
 }
 
+/// `items` in the order `order` (a permutation of its indices) gives.
+fn permuted<X>(items: Vec<X>, order: &[usize]) -> Vec<X> {
+    let mut old: Vec<Option<X>> = items.into_iter().map(Some).collect();
+    order
+        .iter()
+        .map(|&from| old[from].take().expect("a permutation"))
+        .collect()
+}
+
 /// The entries solved exactly in the current run of exact substeps, with their slots.
-fn exact_run<T: Constraint<D, B>, const D: usize, const B: usize>(
-    entries: &mut [Entry<T, D, B>],
-) -> impl Iterator<Item = (&mut Entry<T, D, B>, DirectSlot)> {
-    entries.iter_mut().filter_map(|e| {
-        let slot = e.direct?;
-        (e.in_run && e.solving).then_some((e, slot))
+fn exact_run<'a, T: Constraint<D, B>, const D: usize, const B: usize>(
+    entries: &'a mut [Entry<T, D, B>],
+    cold: &'a mut [ColdEntry<D, B>],
+) -> impl Iterator<Item = (&'a mut Entry<T, D, B>, &'a mut ColdEntry<D, B>, DirectSlot)> {
+    entries.iter_mut().zip(cold).filter_map(|(e, c)| {
+        let slot = c.direct?;
+        (c.in_run && e.solving).then_some((e, c, slot))
     })
 }
 
@@ -808,6 +830,8 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     slots: Vec<Slot>,
     free: Vec<u32>,
     entries: Vec<Entry<T, D, B>>,
+    /// The seldom read part of each entry, at the same index.
+    cold: Vec<ColdEntry<D, B>>,
     /// How many entries the exact solve holds (set with the islands).
     direct_entries: usize,
     /// Whether an exactly solved entry of the current run of exact substeps has rows the
@@ -826,6 +850,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             slots: Vec::new(),
             free: Vec::new(),
             entries: Vec::new(),
+            cold: Vec::new(),
             direct_entries: 0,
             direct_swept: false,
             direct_active_set: false,
@@ -852,40 +877,44 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         self.slots[slot as usize].dense = self.entries.len() as u32;
         let mut entry = Entry {
             constraint,
-            settings,
-            slot,
+            stiff: settings.stiff,
             bodies,
-            shared: SharedSlots::NONE,
             local: [0; B],
             inverse_masses: [InverseMass::default(); B],
             jacobian: T::Jacobian::default(),
             k_inv: [[0.0; D]; D],
-            row_mass: [0.0; D],
             limited: false,
             impulse: [0.0; D],
             weights: [0.0; D],
-            inequality: [false; D],
             bias: [[0.0; D]; 2],
             mass_scale: [[1.0; D]; 2],
             impulse_scale: [[0.0; D]; 2],
             max_impulse: f32::INFINITY,
-            clamp_force: false,
             refresh: Refresh::Full,
             force_checked: false,
             solving: false,
             previous_h: 0.0,
+            step_impulse: [0.0; D],
+            step_body_impulse: [Velocity::default(); B],
+        };
+        let mut cold = ColdEntry {
+            settings,
+            slot,
+            shared: SharedSlots::NONE,
+            row_mass: [0.0; D],
+            inequality: [false; D],
+            clamp_force: false,
             direct: None,
             direct_rows: [false; D],
             direct_compliance: STIFF_COMPLIANCE,
             in_run: true,
             sweep: false,
-            step_impulse: [0.0; D],
-            step_body_impulse: [Velocity::default(); B],
             rebased_impulse: [0.0; D],
             broken: None,
         };
-        entry.set_body_indices(bodies);
+        entry.set_body_indices(&mut cold, bodies);
         self.entries.push(entry);
+        self.cold.push(cold);
         (slot, self.slots[slot as usize].generation)
     }
 
@@ -894,24 +923,35 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         (slot.generation == generation && slot.dense != FREE).then_some(slot.dense as usize)
     }
 
-    pub(crate) fn get(&self, index: u32, generation: u32) -> Option<&Entry<T, D, B>> {
-        self.dense(index, generation).map(|d| &self.entries[d])
+    pub(crate) fn get(
+        &self,
+        index: u32,
+        generation: u32,
+    ) -> Option<(&Entry<T, D, B>, &ColdEntry<D, B>)> {
+        self.dense(index, generation)
+            .map(|d| (&self.entries[d], &self.cold[d]))
     }
 
-    pub(crate) fn get_mut(&mut self, index: u32, generation: u32) -> Option<&mut Entry<T, D, B>> {
-        self.dense(index, generation).map(|d| &mut self.entries[d])
+    pub(crate) fn get_mut(
+        &mut self,
+        index: u32,
+        generation: u32,
+    ) -> Option<(&mut Entry<T, D, B>, &mut ColdEntry<D, B>)> {
+        self.dense(index, generation)
+            .map(|d| (&mut self.entries[d], &mut self.cold[d]))
     }
 
     /// Removes the entry at dense index `d` (swap-remove), retiring its slot.
     fn remove_dense(&mut self, d: usize) -> Entry<T, D, B> {
         let entry = self.entries.swap_remove(d);
-        if let Some(moved) = self.entries.get(d) {
+        let cold = self.cold.swap_remove(d);
+        if let Some(moved) = self.cold.get(d) {
             self.slots[moved.slot as usize].dense = d as u32;
         }
-        let slot = &mut self.slots[entry.slot as usize];
+        let slot = &mut self.slots[cold.slot as usize];
         slot.dense = FREE;
         slot.generation = slot.generation.wrapping_add(1);
-        self.free.push(entry.slot);
+        self.free.push(cold.slot);
         entry
     }
 
@@ -920,18 +960,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         Some(self.remove_dense(d).constraint)
     }
 
-    fn id_of(&self, entry: &Entry<T, D, B>) -> ConstraintId {
+    /// The id of the entry at dense index `d`.
+    fn id_of(&self, d: usize) -> ConstraintId {
+        let slot = self.cold[d].slot;
         ConstraintId {
             space: self.space,
             store: self.store,
-            index: entry.slot,
-            generation: self.slots[entry.slot as usize].generation,
+            index: slot,
+            generation: self.slots[slot as usize].generation,
         }
     }
 
     /// Prepares one entry for a substep.
     fn prepare_entry(
         e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
         substep: &Substep,
         poses: &[Pose],
         inverse: &[InverseMass],
@@ -940,8 +983,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     ) {
         e.refresh = Refresh::Full;
         e.solving = false;
-        e.direct_rows = [false; D];
-        if !e.settings.active || e.broken.is_some() {
+        c.direct_rows = [false; D];
+        if !c.settings.active || c.broken.is_some() {
             // Applies nothing: nothing to report, nothing to warm start from.
             e.idle();
             return;
@@ -958,28 +1001,29 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         };
         let previous: [f32; D] = std::array::from_fn(|i| e.weights[i] * e.impulse[i] * scale);
 
-        let s = e.settings;
+        let s = c.settings;
+        e.stiff = s.stiff;
         // A stiff constraint solved exactly needs its error only for limits and breaking:
         // the position projection measures it after the move.
-        let error_unused = e.direct.is_some()
+        let error_unused = c.direct.is_some()
             && s.stiff
             && !T::HAS_LIMITS
             && !(s.break_under_error && substep.first);
         let (w, error, inequality, speculative) = if T::VELOCITY_ONLY || error_unused {
             ([1.0; D], [0.0; D], [false; D], [false; D])
         } else {
-            let c = e.constraint.position_error(&slot_poses);
+            let position = e.constraint.position_error(&slot_poses);
             let (mut r, speculative) = if T::HAS_LIMITS {
                 let bounds = e.constraint.bounds();
-                let mut r = rows(&c, &bounds);
+                let mut r = rows(&position, &bounds);
                 let speculative = if s.stiff {
-                    speculate(&c, &bounds, &mut r)
+                    speculate(&position, &bounds, &mut r)
                 } else {
                     [false; D]
                 };
                 (r, speculative)
             } else {
-                (([1.0; D], c, [false; D]), [false; D])
+                (([1.0; D], position, [false; D]), [false; D])
             };
             // A non-finite error (a user's constraint gone wrong) disables its rows.
             for i in 0..D {
@@ -993,7 +1037,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                     std::array::from_fn(|i| if speculative[i] { 0.0 } else { r.1[i] });
                 let error_squared = length_squared(&violated);
                 if error_squared > s.max_error * s.max_error {
-                    e.broken = Some(Break::error(error_squared, s.max_error));
+                    c.broken = Some(Break::error(error_squared, s.max_error));
                     e.idle();
                     return;
                 }
@@ -1003,7 +1047,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.jacobian = e.constraint.jacobian(&slot_poses);
         let k = e
             .constraint
-            .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
+            .effective_mass(&e.jacobian, &e.inverse_masses, c.shared);
         if k.iter().flatten().any(|x| !x.is_finite()) {
             // A Jacobian gone non-finite (a user's constraint at a singular pose): the
             // constraint sits this substep out rather than spreading NaN to its bodies.
@@ -1015,19 +1059,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
         e.limited = T::HAS_LIMITS && limit.iter().any(|&l| l);
         let clamp_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
-        e.row_mass = [0.0; D];
+        c.row_mass = [0.0; D];
         let usable: [bool; D] = if e.limited {
             let equality: [bool; D] = std::array::from_fn(|i| active[i] && !limit[i]);
             e.k_inv = invert_active(&regularized(&k), &equality);
-            e.row_mass = std::array::from_fn(|i| {
+            c.row_mass = std::array::from_fn(|i| {
                 if limit[i] && k[i][i] > 0.0 && k[i][i].is_finite() {
                     1.0 / k[i][i]
                 } else {
                     0.0
                 }
             });
-            std::array::from_fn(|i| e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
-        } else if e.direct.is_none() || clamp_force {
+            std::array::from_fn(|i| e.k_inv[i][i] != 0.0 || c.row_mass[i] != 0.0)
+        } else if c.direct.is_none() || clamp_force {
             e.k_inv = invert_active(&regularized(&k), &active);
             std::array::from_fn(|i| e.k_inv[i][i] != 0.0)
         } else {
@@ -1036,7 +1080,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         };
         let usable = |i: usize| usable[i];
 
-        let in_direct = e.direct.is_some();
+        let in_direct = c.direct.is_some();
         let (spring, soft_bias) = if T::VELOCITY_ONLY || s.stiff {
             (None, [0.0; D])
         } else {
@@ -1076,7 +1120,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.mass_scale[1][i] = relax.mass_scale;
             e.impulse_scale[1][i] = relax.impulse_scale;
         }
-        e.clamp_force = clamp_force;
+        c.clamp_force = clamp_force;
         e.force_checked = clamp_force || s.break_under_force;
         e.max_impulse = s.max_force * h;
 
@@ -1090,17 +1134,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.impulse[i] = l;
         }
         e.weights = w;
-        e.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
+        c.inequality = std::array::from_fn(|i| inequality[i] || speculative[i]);
         e.previous_h = h;
         e.solving = (0..D).any(|i| active[i] && usable(i));
-        if !T::HAS_LIMITS && !T::VELOCITY_ONLY && e.direct.is_none() && e.solving {
+        if !T::HAS_LIMITS && !T::VELOCITY_ONLY && c.direct.is_none() && e.solving {
             e.refresh = Refresh::Swept;
         }
-        e.sweep = false;
+        c.sweep = false;
 
-        if let (Some(slot), true) = (e.direct, e.solving) {
+        if c.direct.is_some() && e.solving {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
-            e.direct_compliance = gamma0;
+            c.direct_compliance = gamma0;
             // Limit rows join the exact solve while they push, and a force-limited
             // constraint's rows while its impulse stays within `max_force·h` (an active
             // set: `update_active_rows`): a limit from the start if violated or pushing in
@@ -1108,50 +1152,52 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             // compliance), a force-limited constraint unless its impulse sat on its bound
             // in the last substep (then it starts fixed there, applied by the warm start).
             let saturated =
-                e.clamp_force && length_squared(&e.impulse) >= (SATURATED * e.max_impulse).powi(2);
-            let managed = |i: usize| w[i] != 0.0 && usable(i) && (e.inequality[i] || e.clamp_force);
+                c.clamp_force && length_squared(&e.impulse) >= (SATURATED * e.max_impulse).powi(2);
+            let managed = |i: usize| w[i] != 0.0 && usable(i) && (c.inequality[i] || c.clamp_force);
             let exact_row = |i: usize| {
                 w[i] != 0.0
                     && usable(i)
                     && !saturated
-                    && (!e.inequality[i] || !speculative[i] || e.impulse[i] != 0.0)
+                    && (!c.inequality[i] || !speculative[i] || e.impulse[i] != 0.0)
             };
-            e.sweep = (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
-            e.direct_rows = std::array::from_fn(exact_row);
+            c.sweep = (0..D).any(|i| w[i] != 0.0 && !exact_row(i) && !managed(i));
+            c.direct_rows = std::array::from_fn(exact_row);
             // A stiff equality constraint solved exactly with every row: its later
             // substeps need only `J`, `K` and the rows (`refresh_exact_entry`).
             if !T::HAS_LIMITS
                 && !T::VELOCITY_ONLY
                 && s.stiff
-                && !e.clamp_force
-                && e.direct_rows.iter().all(|&r| r)
+                && !c.clamp_force
+                && c.direct_rows.iter().all(|&r| r)
             {
                 e.refresh = Refresh::Exact;
             }
-            Self::write_direct_rows(e, &slot, &e.jacobian, &k, gamma0, velocities, direct);
+            Self::write_direct_rows(e, c, &e.jacobian, &k, gamma0, velocities, direct);
         }
     }
 
-    /// Writes the exact rows (`direct_rows`) of `e` at `slot` into the direct system: each
-    /// row's `Jᵀ` per slot from `jacobian` (weighted), its biases with the kinematic
+    /// Writes the exact rows (`direct_rows`) of `e` at its slot into the direct system:
+    /// each row's `Jᵀ` per slot from `jacobian` (weighted), its biases with the kinematic
     /// bodies' share, its impulse, and the rows' compliance `compliance · K'` (`k`: `K'`).
+    /// An entry outside the exact solve has no rows there, and nothing is written.
     #[inline]
     fn write_direct_rows(
         e: &Entry<T, D, B>,
-        slot: &DirectSlot,
+        c: &ColdEntry<D, B>,
         jacobian: &T::Jacobian,
         k: &[[f32; D]; D],
         compliance: f32,
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
+        let Some(slot) = &c.direct else { return };
         // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias.
         let rows = e.constraint.jacobian_rows(jacobian);
         let exact_row = |i: usize| {
             let row = rows[i].map(|entries| entries.map(|j| j * e.weights[i]));
             (row, Self::kinematic_share(e, slot, &row, velocities))
         };
-        if e.direct_rows.iter().all(|&w| w)
+        if c.direct_rows.iter().all(|&w| w)
             && let Some(whole) = direct.whole_rows::<D, B>(slot)
         {
             // In place, each value as `set_rows` would write it.
@@ -1173,7 +1219,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         let mut rows = ExactRows {
-            written: e.direct_rows,
+            written: c.direct_rows,
             jacobian: [[[0.0; 3]; B]; D],
             bias: [[0.0; 2]; D],
             lambda: e.impulse,
@@ -1182,7 +1228,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             first_slot: std::array::from_fn(|s| e.first_of_its_body(s)),
         };
         for i in 0..D {
-            if !e.direct_rows[i] {
+            if !c.direct_rows[i] {
                 continue;
             }
             let (row, moving) = exact_row(i);
@@ -1195,12 +1241,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// `e`'s Jacobian and weighted effective mass `K'` at `poses`, or `None` where `K` is not
     /// finite (its rows then sit out).
     #[inline]
-    fn linearize_at(e: &Entry<T, D, B>, poses: &[Pose]) -> Option<(T::Jacobian, [[f32; D]; D])> {
+    fn linearize_at(
+        e: &Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        poses: &[Pose],
+    ) -> Option<(T::Jacobian, [[f32; D]; D])> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(&slot_poses);
         let k = e
             .constraint
-            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+            .effective_mass(&jacobian, &e.inverse_masses, c.shared);
         if k.iter().flatten().any(|x| !x.is_finite()) {
             return None;
         }
@@ -1208,19 +1258,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// Whether row `i` of `e` can act: its effective mass is usable (as prepare found it).
-    fn usable_row(e: &Entry<T, D, B>, i: usize) -> bool {
-        e.weights[i] != 0.0 && (e.k_inv[i][i] != 0.0 || e.row_mass[i] != 0.0)
+    fn usable_row(e: &Entry<T, D, B>, c: &ColdEntry<D, B>, i: usize) -> bool {
+        e.weights[i] != 0.0 && (e.k_inv[i][i] != 0.0 || c.row_mass[i] != 0.0)
     }
 
     /// The impulse one biased Gauss–Seidel update of `e` alone would leave (`v`: its
     /// `Jv`): whether a force-limited constraint fixed on its bound would come back
     /// inside it.
-    fn trial_impulse(e: &Entry<T, D, B>, v: &[f32; D]) -> [f32; D] {
+    fn trial_impulse(e: &Entry<T, D, B>, c: &ColdEntry<D, B>, v: &[f32; D]) -> [f32; D] {
         let rhs: [f32; D] = std::array::from_fn(|i| e.weights[i] * v[i] + e.bias[0][i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         std::array::from_fn(|i| {
-            let solved = if e.row_mass[i] != 0.0 {
-                e.row_mass[i] * rhs[i]
+            let solved = if c.row_mass[i] != 0.0 {
+                c.row_mass[i] * rhs[i]
             } else {
                 solved[i]
             };
@@ -1254,22 +1304,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// returns `false` (and does nothing) if its error is not finite, where the full
     /// preparation decides what to do.
     #[inline]
-    fn refresh_entry(e: &mut Entry<T, D, B>, substep: &Substep, poses: &[Pose]) -> bool {
+    fn refresh_entry(
+        e: &mut Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        substep: &Substep,
+        poses: &[Pose],
+    ) -> bool {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
         }
         let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
-        let c = e.constraint.position_error(slot_poses);
-        if !c.iter().sum::<f32>().is_finite() {
+        let error = e.constraint.position_error(slot_poses);
+        if !error.iter().sum::<f32>().is_finite() {
             return false;
         }
         e.jacobian = e.constraint.jacobian(slot_poses);
-        let s = &e.settings;
-        if s.stiff {
+        if e.stiff {
             let rate = substep.joint_softness.bias_rate;
-            e.bias[0] = c.map(|x| rate * x);
+            e.bias[0] = error.map(|x| rate * x);
         } else {
-            e.bias = [spring_bias(s, &c, substep.h).1; 2];
+            e.bias = [spring_bias(&c.settings, &error, substep.h).1; 2];
         }
         true
     }
@@ -1292,7 +1346,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     fn refresh_exact_entry(
         e: &mut Entry<T, D, B>,
-        slot: &DirectSlot,
+        c: &ColdEntry<D, B>,
         poses: &[Pose],
         inverse: &[InverseMass],
         velocities: &[Velocity],
@@ -1306,7 +1360,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let jacobian = e.constraint.jacobian(slot_poses);
         let k = e
             .constraint
-            .effective_mass(&jacobian, &inverse_masses, e.shared);
+            .effective_mass(&jacobian, &inverse_masses, c.shared);
         // A finite sum has finite parts (and one that overflows comes from a `K` no row can
         // use), so the diagonal needs only its sign.
         if !(0..D).all(|i| k[i][i] > 0.0) || !k.iter().flatten().sum::<f32>().is_finite() {
@@ -1321,10 +1375,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.impulse = [0.0; D];
         Self::write_direct_rows(
             e,
-            slot,
+            c,
             &e.jacobian,
             &k,
-            e.direct_compliance,
+            c.direct_compliance,
             velocities,
             direct,
         );
@@ -1341,9 +1395,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// One Gauss–Seidel update of one entry.
     #[inline]
-    fn solve_entry(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
+    fn solve_entry(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        velocities: &mut [Velocity],
+    ) {
         if T::HAS_LIMITS && e.limited {
-            Self::solve_limited(e, pass, velocities);
+            Self::solve_limited(e, c, pass, velocities);
             return;
         }
         // `Δλ' = −m∘K'⁻¹(w∘Jv + bias) − s∘λ'` (`m`, `s`: the pass's mass and impulse
@@ -1360,25 +1419,30 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         for i in 0..D {
             delta[i] = -e.mass_scale[pass][i] * solved[i] - e.impulse_scale[pass][i] * old[i];
             new[i] = old[i] + delta[i];
-            if T::HAS_LIMITS && e.inequality[i] && new[i] > 0.0 {
+            if T::HAS_LIMITS && c.inequality[i] && new[i] > 0.0 {
                 new[i] = 0.0;
                 delta[i] = -old[i];
             }
         }
-        Self::commit_delta(e, old, new, delta, velocities);
+        Self::commit_delta(e, c, old, new, delta, velocities);
     }
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// [`solve_entry`](Self::solve_entry) for an entry with active inequality rows: the
     /// equality rows as one block, then each inequality row alone, clamped to push only.
-    fn solve_limited(e: &mut Entry<T, D, B>, pass: usize, velocities: &mut [Velocity]) {
+    fn solve_limited(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        velocities: &mut [Velocity],
+    ) {
         let old = e.impulse;
         let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
         let rhs: [f32; D] = std::array::from_fn(|i| {
-            if e.row_mass[i] == 0.0 {
+            if c.row_mass[i] == 0.0 {
                 e.weights[i] * v[i] + e.bias[pass][i]
             } else {
                 0.0
@@ -1387,14 +1451,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let solved = mul_vec(&e.k_inv, &rhs);
         let mut new = old;
         for i in 0..D {
-            if e.row_mass[i] == 0.0 {
+            if c.row_mass[i] == 0.0 {
                 new[i] =
                     old[i] - e.mass_scale[pass][i] * solved[i] - e.impulse_scale[pass][i] * old[i];
             }
         }
-        Self::commit(e, old, new, velocities);
+        Self::commit(e, c, old, new, velocities);
         for i in 0..D {
-            if e.row_mass[i] == 0.0 || !e.solving {
+            if c.row_mass[i] == 0.0 || !e.solving {
                 continue;
             }
             let v = e
@@ -1404,18 +1468,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let mut new = old;
             let target = e.weights[i] * v[i] + e.bias[pass][i];
             new[i] = (old[i]
-                - e.mass_scale[pass][i] * e.row_mass[i] * target
+                - e.mass_scale[pass][i] * c.row_mass[i] * target
                 - e.impulse_scale[pass][i] * old[i])
                 .min(0.0);
-            Self::commit(e, old, new, velocities);
+            Self::commit(e, c, old, new, velocities);
         }
     }
 
     /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
-    fn correct_entry(e: &mut Entry<T, D, B>, poses: &mut [Pose], max_distance: f32) -> bool {
+    fn correct_entry(
+        e: &mut Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        poses: &mut [Pose],
+        max_distance: f32,
+    ) -> bool {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-        let c = e.constraint.position_error(&slot_poses);
-        let (w, error, inequality) = rows(&c, &e.constraint.bounds());
+        let position = e.constraint.position_error(&slot_poses);
+        let (w, error, inequality) = rows(&position, &e.constraint.bounds());
         let violated: [bool; D] = std::array::from_fn(|i| {
             inequality[i] && w[i] != 0.0 && error[i] > 0.0 && error[i].is_finite()
         });
@@ -1425,7 +1494,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let jacobian = e.constraint.jacobian(&slot_poses);
         let k = e
             .constraint
-            .effective_mass(&jacobian, &e.inverse_masses, e.shared);
+            .effective_mass(&jacobian, &e.inverse_masses, c.shared);
         let (k, _) = weighted(&k, &w);
         let k_inv = invert_active(&k, &violated);
         let solved = mul_vec(&k_inv, &error);
@@ -1464,6 +1533,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     fn commit_delta(
         e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
         old: [f32; D],
         mut new: [f32; D],
         mut delta: [f32; D],
@@ -1475,12 +1545,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         if e.force_checked {
-            if e.breaks_under(&new) {
+            if e.breaks_under(c, &new) {
                 // `e.impulse` keeps what was applied before the break.
                 e.solving = false;
                 return;
             }
-            if e.clamp_force {
+            if c.clamp_force {
                 clamp_length(&mut new, e.max_impulse);
                 delta = std::array::from_fn(|i| new[i] - old[i]);
             }
@@ -1493,9 +1563,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Checks `new` against the force limits, clamps it, stores it and applies the
     /// difference to `old`.
     #[inline]
-    fn commit(e: &mut Entry<T, D, B>, old: [f32; D], new: [f32; D], velocities: &mut [Velocity]) {
+    fn commit(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        old: [f32; D],
+        new: [f32; D],
+        velocities: &mut [Velocity],
+    ) {
         let delta = std::array::from_fn(|i| new[i] - old[i]);
-        Self::commit_delta(e, old, new, delta, velocities);
+        Self::commit_delta(e, c, old, new, delta, velocities);
     }
 }
 
@@ -1517,8 +1593,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn links(&self, out: &mut Vec<Link>) {
-        for e in &self.entries {
-            if !e.settings.active {
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            if !c.settings.active {
                 continue;
             }
             let mut bodies = [0u32; SharedSlots::MAX_SLOTS];
@@ -1534,22 +1610,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>) {
-        for e in &mut self.entries {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
             // Settings, masses or bodies may have changed: the next preparation is full.
             e.refresh = Refresh::Full;
-            e.direct = if e.settings.active {
+            c.direct = if c.settings.active {
                 assignment.next().copied().flatten()
             } else {
                 None
             };
         }
-        self.direct_entries = self.entries.iter().filter(|e| e.direct.is_some()).count();
+        self.direct_entries = self.cold.iter().filter(|c| c.direct.is_some()).count();
     }
 
     fn order_sweeps(&mut self, dynamic: &[bool]) {
         let order = colour_order(
-            self.entries.iter().map(|e| {
-                let swept = e.settings.active && e.direct.is_none();
+            self.entries.iter().zip(&self.cold).map(|(e, c)| {
+                let swept = c.settings.active && c.direct.is_none();
                 swept.then_some(&e.bodies[..])
             }),
             dynamic,
@@ -1557,16 +1633,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if order.iter().enumerate().all(|(d, &from)| d == from) {
             return;
         }
-        let mut old: Vec<Option<Entry<T, D, B>>> = std::mem::take(&mut self.entries)
-            .into_iter()
-            .map(Some)
-            .collect();
-        self.entries = order
-            .iter()
-            .map(|&from| old[from].take().expect("a permutation"))
-            .collect();
-        for (d, e) in self.entries.iter().enumerate() {
-            self.slots[e.slot as usize].dense = d as u32;
+        self.entries = permuted(std::mem::take(&mut self.entries), &order);
+        self.cold = permuted(std::mem::take(&mut self.cold), &order);
+        for (d, c) in self.cold.iter().enumerate() {
+            self.slots[c.slot as usize].dense = d as u32;
         }
     }
 
@@ -1574,7 +1644,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         for e in &mut self.entries {
             e.step_impulse = [0.0; D];
             e.step_body_impulse = [Velocity::default(); B];
-            e.rebased_impulse = [0.0; D];
+        }
+        // Only the exact solve rebases.
+        if self.direct_entries > 0 {
+            for c in &mut self.cold {
+                c.rebased_impulse = [0.0; D];
+            }
         }
     }
 
@@ -1593,50 +1668,43 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             self.direct_swept = false;
             self.direct_active_set = false;
         }
-        for e in &mut self.entries {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
             // A swept constraint's later substeps read only its first lines and the
             // constraint itself (the flags that decide so are among the first).
             if e.refresh == Refresh::Swept
                 && e.solving
                 && !substep.first
                 && substep.group == Group::Swept
-                && Self::refresh_entry(e, substep, poses)
+                && Self::refresh_entry(e, c, substep, poses)
             {
                 Self::warm_start(e, velocities);
                 continue;
             }
-            if !substep.group.holds(e.direct.is_some()) {
+            if !substep.group.holds(c.direct.is_some()) {
                 continue;
             }
-            if let Some(slot) = e.direct {
-                e.in_run = direct.is_active(&slot);
-                if !e.in_run {
+            if let Some(slot) = c.direct {
+                c.in_run = direct.is_active(&slot);
+                if !c.in_run {
                     continue;
                 }
                 if e.refresh == Refresh::Exact
                     && e.solving
                     && (!substep.first
-                        || (e.previous_h == substep.h && !e.settings.break_under_error))
-                    && Self::refresh_exact_entry(
-                        e,
-                        &slot,
-                        poses,
-                        inverse_masses,
-                        velocities,
-                        direct,
-                    )
+                        || (e.previous_h == substep.h && !c.settings.break_under_error))
+                    && Self::refresh_exact_entry(e, c, poses, inverse_masses, velocities, direct)
                 {
                     continue;
                 }
             }
-            Self::prepare_entry(e, substep, poses, inverse_masses, velocities, direct);
-            if let (Some(slot), false) = (&e.direct, e.solving) {
+            Self::prepare_entry(e, c, substep, poses, inverse_masses, velocities, direct);
+            if let (Some(slot), false) = (&c.direct, e.solving) {
                 // Its rows, written in an earlier substep, act no more.
                 direct.clear_rows(slot, D);
             }
-            if e.direct.is_some() {
-                self.direct_swept |= e.solving && e.sweep;
-                self.direct_active_set |= e.solving && !e.sweep && (e.limited || e.clamp_force);
+            if c.direct.is_some() {
+                self.direct_swept |= e.solving && c.sweep;
+                self.direct_active_set |= e.solving && !c.sweep && (e.limited || c.clamp_force);
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
@@ -1648,11 +1716,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        for (e, slot) in exact_run(&mut self.entries) {
-            direct.read_impulses(&slot, &e.direct_rows, &mut e.impulse);
+        for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
+            direct.read_impulses(&slot, &c.direct_rows, &mut e.impulse);
             if e.force_checked {
                 let impulse = e.impulse;
-                e.breaks_under(&impulse);
+                e.breaks_under(c, &impulse);
             }
         }
     }
@@ -1668,20 +1736,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
-        for e in &mut self.entries {
-            if !group.holds(e.direct.is_some()) || (e.direct.is_some() && !e.in_run) {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if !group.holds(c.direct.is_some()) || (c.direct.is_some() && !c.in_run) {
                 continue;
             }
-            if !(e.solving && e.limited && e.settings.stiff) {
+            if !(e.solving && e.limited && c.settings.stiff) {
                 continue;
             }
-            let again = match &e.direct {
+            let again = match &c.direct {
                 Some(slot) => direct.is_marked(slot),
                 None => false,
             };
             if (first || again)
-                && Self::correct_entry(e, poses, max_distance)
-                && let Some(slot) = e.direct
+                && Self::correct_entry(e, c, poses, max_distance)
+                && let Some(slot) = c.direct
             {
                 direct.mark(&slot);
             }
@@ -1700,16 +1768,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if T::VELOCITY_ONLY {
             return;
         }
-        for e in &mut self.entries {
-            let Some(slot) = e.direct else { continue };
-            if !e.in_run {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if !c.in_run {
                 continue;
             }
-            if !e.solving || !e.settings.stiff {
+            if !e.solving || !c.settings.stiff {
                 continue;
             }
             let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-            let c = e.constraint.position_error(&slot_poses);
+            let position = e.constraint.position_error(&slot_poses);
             let bounds = if T::HAS_LIMITS {
                 e.constraint.bounds()
             } else {
@@ -1720,11 +1788,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let mut written = [false; D];
             for i in 0..D {
                 let Bounds { min, max } = bounds[i];
-                if !e.direct_rows[i] {
+                if !c.direct_rows[i] {
                     // A limit outside the active set is not projected, but the guard
                     // measures it: a projection must not push a body across it.
                     if T::HAS_LIMITS && min < max {
-                        let outside = (c[i] - max).max(min - c[i]).max(0.0);
+                        let outside = (position[i] - max).max(min - position[i]).max(0.0);
                         *sum = if outside.is_finite() {
                             *sum + outside * outside
                         } else {
@@ -1734,11 +1802,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     continue;
                 }
                 let error = if min == max {
-                    c[i] - min
+                    position[i] - min
                 } else if e.weights[i] > 0.0 {
-                    (c[i] - max).max(0.0)
+                    (position[i] - max).max(0.0)
                 } else {
-                    (min - c[i]).max(0.0)
+                    (min - position[i]).max(0.0)
                 };
                 if error.is_finite() {
                     errors[i] = error;
@@ -1762,13 +1830,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        for (e, slot) in exact_run(&mut self.entries) {
-            let Some((jacobian, k)) = Self::linearize_at(e, poses) else {
+        for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
+            let Some((jacobian, k)) = Self::linearize_at(e, c, poses) else {
                 direct.clear_rows(&slot, D);
                 continue;
             };
-            let compliance = e.direct_compliance + damping[direct.island(&slot)];
-            Self::write_direct_rows(e, &slot, &jacobian, &k, compliance, velocities, direct);
+            let compliance = c.direct_compliance + damping[direct.island(&slot)];
+            Self::write_direct_rows(e, c, &jacobian, &k, compliance, velocities, direct);
         }
     }
 
@@ -1781,18 +1849,18 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        for (e, slot) in exact_run(&mut self.entries) {
-            let Some((jacobian, k)) = Self::linearize_at(e, poses) else {
+        for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
+            let Some((jacobian, k)) = Self::linearize_at(e, c, poses) else {
                 direct.clear_rows(&slot, D);
                 continue;
             };
-            e.rebase(jacobian);
+            e.rebase(c, jacobian);
             Self::write_direct_rows(
                 e,
-                &slot,
+                c,
                 &e.jacobian,
                 &k,
-                e.direct_compliance,
+                c.direct_compliance,
                 velocities,
                 direct,
             );
@@ -1803,9 +1871,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
-        for e in &self.entries {
-            let Some(slot) = e.direct else { continue };
-            if e.solving && e.sweep {
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if e.solving && c.sweep {
                 for s in 0..B {
                     if slot.positions[s] != u8::MAX {
                         out[e.bodies[s]] = [f32::INFINITY; 2];
@@ -1813,10 +1881,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
                 continue;
             }
-            if e.settings.active && e.broken.is_none() {
+            if c.settings.active && c.broken.is_none() {
                 let flag = if !e.solving || e.previous_h <= 0.0 {
                     LOAD_UNKNOWN
-                } else if !e.settings.stiff {
+                } else if !c.settings.stiff {
                     SPRUNG
                 } else {
                     0
@@ -1862,28 +1930,28 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             return false;
         }
         let mut any = false;
-        for e in &mut self.entries {
-            let Some(slot) = e.direct else { continue };
-            if !(e.in_run && e.solving && (e.limited || e.clamp_force))
-                || e.sweep
-                || e.broken.is_some()
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if !(c.in_run && e.solving && (e.limited || c.clamp_force))
+                || c.sweep
+                || c.broken.is_some()
             {
                 continue;
             }
             let v = e
                 .constraint
                 .velocity_error(&e.jacobian, &e.bodies, velocities);
-            let mut rows = e.direct_rows;
+            let mut rows = c.direct_rows;
             // The weighted impulse change the new set applies.
             let mut change = [0.0; D];
             let saturated = !rows.iter().any(|&r| r);
-            if e.clamp_force && saturated {
-                if length_squared(&Self::trial_impulse(e, &v)) < e.max_impulse * e.max_impulse {
+            if c.clamp_force && saturated {
+                if length_squared(&Self::trial_impulse(e, c, &v)) < e.max_impulse * e.max_impulse {
                     rows = std::array::from_fn(|i| {
-                        Self::usable_row(e, i) && (!e.inequality[i] || e.impulse[i] != 0.0)
+                        Self::usable_row(e, c, i) && (!c.inequality[i] || e.impulse[i] != 0.0)
                     });
                 }
-            } else if e.clamp_force && length_squared(&e.impulse) > e.max_impulse * e.max_impulse {
+            } else if c.clamp_force && length_squared(&e.impulse) > e.max_impulse * e.max_impulse {
                 let mut clamped = e.impulse;
                 clamp_length(&mut clamped, e.max_impulse);
                 change = std::array::from_fn(|i| e.weights[i] * (clamped[i] - e.impulse[i]));
@@ -1892,7 +1960,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             } else if e.limited {
                 for i in 0..D {
                     // `row_mass` is non-zero exactly for the usable limit rows.
-                    if !e.inequality[i] || e.row_mass[i] == 0.0 {
+                    if !c.inequality[i] || c.row_mass[i] == 0.0 {
                         continue;
                     }
                     if rows[i] {
@@ -1906,23 +1974,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     }
                 }
             }
-            if rows == e.direct_rows {
+            if rows == c.direct_rows {
                 continue;
             }
             if change.iter().any(|&x| x != 0.0) {
                 e.apply(&change, velocities);
             }
-            e.direct_rows = rows;
+            c.direct_rows = rows;
             let k = e
                 .constraint
-                .effective_mass(&e.jacobian, &e.inverse_masses, e.shared);
+                .effective_mass(&e.jacobian, &e.inverse_masses, c.shared);
             let (k, _) = weighted(&k, &e.weights);
             Self::write_direct_rows(
                 e,
-                &slot,
+                c,
                 &e.jacobian,
                 &k,
-                e.direct_compliance,
+                c.direct_compliance,
                 velocities,
                 direct,
             );
@@ -1936,17 +2004,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 || !self.direct_swept {
             return;
         }
-        for e in &mut self.entries {
-            let Some(slot) = e.direct else { continue };
-            if !e.in_run {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if !c.in_run {
                 continue;
             }
-            if !e.sweep || !e.solving {
+            if !c.sweep || !e.solving {
                 continue;
             }
             direct.mark(&slot);
             for i in 0..D {
-                if e.direct_rows[i] {
+                if c.direct_rows[i] {
                     direct.set_impulse(&slot, i, e.impulse[i]);
                 }
             }
@@ -1960,13 +2028,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if group == Group::Exact && !(any_direct && self.direct_swept) {
             return;
         }
-        for e in &mut self.entries {
-            if any_direct && e.direct.is_some() {
-                if group == Group::Swept || !e.in_run {
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if any_direct && c.direct.is_some() {
+                if group == Group::Swept || !c.in_run {
                     continue;
                 }
-                if e.solving && e.sweep {
-                    Self::solve_entry(e, pass, velocities);
+                if e.solving && c.sweep {
+                    Self::solve_entry(e, c, pass, velocities);
                 }
                 continue;
             }
@@ -1974,9 +2042,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             }
             if e.solving {
-                Self::solve_entry(e, pass, velocities);
+                Self::solve_entry(e, c, pass, velocities);
             }
-            if last && (e.solving || e.broken.is_some()) {
+            if last && (e.solving || c.broken.is_some()) {
                 e.accumulate();
             }
         }
@@ -1988,13 +2056,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if !(all || exact) || (exact && self.direct_entries == 0) {
             return;
         }
-        for e in &mut self.entries {
-            if group.holds(e.direct.is_some())
-                && (e.direct.is_none() || e.in_run)
-                && (e.solving || e.broken.is_some())
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if group.holds(c.direct.is_some())
+                && (c.direct.is_none() || c.in_run)
+                && (e.solving || c.broken.is_some())
             {
-                if e.direct.is_some() {
-                    e.accumulate_direct();
+                if c.direct.is_some() {
+                    e.accumulate_direct(c);
                 } else {
                     e.accumulate();
                 }
@@ -2009,28 +2077,28 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 cause,
                 value,
                 limit,
-            }) = self.entries[d].broken
+            }) = self.cold[d].broken
             else {
                 d += 1;
                 continue;
             };
             broken.push(BreakEvent {
-                constraint: self.id_of(&self.entries[d]),
+                constraint: self.id_of(d),
                 cause,
                 value,
                 limit,
             });
-            if self.entries[d].settings.remove_on_break {
+            if self.cold[d].settings.remove_on_break {
                 self.remove_dense(d);
             } else {
                 // Deactivated: the impulse it applied during this step stays readable
                 // until the next step, but is never used as a warm start.
-                let e = &mut self.entries[d];
-                e.broken = None;
-                e.settings.active = false;
+                let (e, c) = (&mut self.entries[d], &mut self.cold[d]);
+                c.broken = None;
+                c.settings.active = false;
                 e.previous_h = 0.0;
                 e.solving = false;
-                e.direct = None;
+                c.direct = None;
                 d += 1;
             }
         }
@@ -2038,26 +2106,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn attached(&self, body: usize, out: &mut Vec<ConstraintId>) {
         out.extend(
-            self.entries
-                .iter()
-                .filter(|e| e.bodies.contains(&body))
-                .map(|e| self.id_of(e)),
+            (0..self.entries.len())
+                .filter(|&d| self.entries[d].bodies.contains(&body))
+                .map(|d| self.id_of(d)),
         );
     }
 
     fn slot_bodies(&self, index: u32, generation: u32) -> Option<Vec<usize>> {
-        self.get(index, generation).map(|e| e.bodies.to_vec())
+        self.get(index, generation).map(|(e, _)| e.bodies.to_vec())
     }
 
     fn body_impulses(&self, index: u32, generation: u32) -> Option<Vec<(usize, Velocity)>> {
-        self.get(index, generation).map(Entry::body_impulses)
+        self.get(index, generation).map(|(e, _)| e.body_impulses())
     }
 
     fn remove_attached(&mut self, body: usize, removed: &mut Vec<ConstraintId>) {
         let mut d = 0;
         while d < self.entries.len() {
             if self.entries[d].bodies.contains(&body) {
-                removed.push(self.id_of(&self.entries[d]));
+                removed.push(self.id_of(d));
                 self.remove_dense(d);
             } else {
                 d += 1;
@@ -2072,9 +2139,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn contain_faults(&mut self, poses: &[Pose], out: &mut Vec<ConstraintId>) {
         for d in 0..self.entries.len() {
             let e = &self.entries[d];
-            if !e.settings.active {
-                continue;
-            }
             let finite = |x: &f32| x.is_finite();
             // One test of a sum: finite parts have a finite sum, and a sum that overflows
             // `f32` comes from impulses no joint can mean.
@@ -2087,15 +2151,18 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             .is_finite();
             // Every active entry is prepared each substep and keeps `previous_h = h`,
             // except one whose effective mass was not finite (it sat the substep out).
-            let faulty = !impulses_finite
+            // Whether it is active at all is asked last: a sound entry's settings stay
+            // unread.
+            let faulty = (!impulses_finite
                 || e.previous_h == 0.0
                 || (!e.solving && !T::VELOCITY_ONLY && {
                     let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
                     !e.constraint.position_error(&slot_poses).iter().all(finite)
-                });
+                }))
+                && self.cold[d].settings.active;
             if faulty {
-                out.push(self.id_of(e));
-                self.entries[d].clear_warm_start();
+                out.push(self.id_of(d));
+                self.entries[d].clear_warm_start(&mut self.cold[d]);
             }
         }
     }
@@ -2106,18 +2173,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn list(&self, out: &mut Vec<(ConstraintId, Vec<usize>)>) {
         out.extend(
-            self.entries
-                .iter()
-                .map(|e| (self.id_of(e), e.bodies.to_vec())),
+            (0..self.entries.len()).map(|d| (self.id_of(d), self.entries[d].bodies.to_vec())),
         );
     }
 
     fn state_bits(&self, out: &mut dyn FnMut(u32)) {
-        for e in &self.entries {
-            let id = self.id_of(e);
+        for (d, (e, c)) in self.entries.iter().zip(&self.cold).enumerate() {
+            let id = self.id_of(d);
             out(id.index);
             out(id.generation);
-            out(u32::from(e.settings.active));
+            out(u32::from(c.settings.active));
             out(e.previous_h.to_bits());
             for i in 0..D {
                 out(e.impulse[i].to_bits());
@@ -2137,35 +2202,35 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         self.free.iter().for_each(|f| f.write_snapshot(out));
         (self.direct_entries as u64).write_snapshot(out);
         (self.entries.len() as u32).write_snapshot(out);
-        for e in &self.entries {
+        for (e, c) in self.entries.iter().zip(&self.cold) {
             codec.write_constraint(&e.constraint, out);
-            e.settings.write_snapshot(out);
-            e.slot.write_snapshot(out);
+            c.settings.write_snapshot(out);
+            c.slot.write_snapshot(out);
             e.bodies.map(|b| b as u32).write_snapshot(out);
             e.inverse_masses.write_snapshot(out);
             codec.write_jacobian(&e.jacobian, out);
             e.k_inv.write_snapshot(out);
-            e.row_mass.write_snapshot(out);
+            c.row_mass.write_snapshot(out);
             e.limited.write_snapshot(out);
             e.impulse.write_snapshot(out);
             e.weights.write_snapshot(out);
-            e.inequality.write_snapshot(out);
+            c.inequality.write_snapshot(out);
             e.bias.write_snapshot(out);
             e.mass_scale.write_snapshot(out);
             e.impulse_scale.write_snapshot(out);
             e.max_impulse.write_snapshot(out);
-            [e.clamp_force, e.solving].write_snapshot(out);
+            [c.clamp_force, e.solving].write_snapshot(out);
             e.previous_h.write_snapshot(out);
-            e.direct.is_some().write_snapshot(out);
-            if let Some(d) = e.direct {
+            c.direct.is_some().write_snapshot(out);
+            if let Some(d) = c.direct {
                 (d.node, d.row, d.positions).write_snapshot(out);
             }
-            e.direct_rows.write_snapshot(out);
-            e.sweep.write_snapshot(out);
+            c.direct_rows.write_snapshot(out);
+            c.sweep.write_snapshot(out);
             e.step_impulse.write_snapshot(out);
             e.step_body_impulse.write_snapshot(out);
-            e.broken.is_some().write_snapshot(out);
-            if let Some(b) = e.broken {
+            c.broken.is_some().write_snapshot(out);
+            if let Some(b) = c.broken {
                 (b.cause, [b.value, b.limit]).write_snapshot(out);
             }
         }
@@ -2209,12 +2274,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if self.slots.get(slot as usize).map(|s| s.dense) != Some(d) {
                 return Err(malformed("a constraint's slot"));
             }
-            let mut entry = Entry {
-                constraint,
+            let mut cold = ColdEntry {
                 settings,
                 slot,
-                bodies: body_indices.map(|i| i as usize),
                 shared: SharedSlots::NONE,
+                row_mass: [0.0; D],
+                inequality: [false; D],
+                clamp_force: false,
+                direct: None,
+                direct_rows: [false; D],
+                direct_compliance: STIFF_COMPLIANCE,
+                in_run: true,
+                sweep: false,
+                rebased_impulse: [0.0; D],
+                broken: None,
+            };
+            let mut entry = Entry {
+                constraint,
+                stiff: settings.stiff,
+                bodies: body_indices.map(|i| i as usize),
                 local: [0; B],
                 inverse_masses: SnapshotFields::read_snapshot(input)?,
                 jacobian: *codec
@@ -2222,51 +2300,61 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     .downcast::<T::Jacobian>()
                     .map_err(|_| malformed("a codec of another type"))?,
                 k_inv: SnapshotFields::read_snapshot(input)?,
-                row_mass: SnapshotFields::read_snapshot(input)?,
-                limited: SnapshotFields::read_snapshot(input)?,
-                impulse: SnapshotFields::read_snapshot(input)?,
-                weights: SnapshotFields::read_snapshot(input)?,
-                inequality: SnapshotFields::read_snapshot(input)?,
-                bias: SnapshotFields::read_snapshot(input)?,
-                mass_scale: SnapshotFields::read_snapshot(input)?,
-                impulse_scale: SnapshotFields::read_snapshot(input)?,
-                max_impulse: SnapshotFields::read_snapshot(input)?,
-                clamp_force: SnapshotFields::read_snapshot(input)?,
+                limited: false,
+                impulse: [0.0; D],
+                weights: [0.0; D],
+                bias: [[0.0; D]; 2],
+                mass_scale: [[0.0; D]; 2],
+                impulse_scale: [[0.0; D]; 2],
+                max_impulse: 0.0,
                 refresh: Refresh::Full,
                 force_checked: false,
-                solving: SnapshotFields::read_snapshot(input)?,
-                previous_h: SnapshotFields::read_snapshot(input)?,
-                direct: if bool::read_snapshot(input)? {
-                    let (node, row, positions) = SnapshotFields::read_snapshot(input)?;
-                    Some(DirectSlot {
-                        node,
-                        row,
-                        positions,
-                    })
-                } else {
-                    None
-                },
-                direct_rows: SnapshotFields::read_snapshot(input)?,
-                direct_compliance: STIFF_COMPLIANCE,
-                in_run: true,
-                sweep: SnapshotFields::read_snapshot(input)?,
-                step_impulse: SnapshotFields::read_snapshot(input)?,
-                step_body_impulse: SnapshotFields::read_snapshot(input)?,
-                rebased_impulse: [0.0; D],
-                broken: if bool::read_snapshot(input)? {
-                    let (cause, [value, limit]) = SnapshotFields::read_snapshot(input)?;
-                    Some(Break {
-                        cause,
-                        value,
-                        limit,
-                    })
-                } else {
-                    None
-                },
+                solving: false,
+                previous_h: 0.0,
+                step_impulse: [0.0; D],
+                step_body_impulse: [Velocity::default(); B],
             };
-            entry.set_body_indices(entry.bodies);
-            entry.force_checked = entry.clamp_force || entry.settings.break_under_force;
+            // In the order `encode` writes them.
+            cold.row_mass = SnapshotFields::read_snapshot(input)?;
+            entry.limited = SnapshotFields::read_snapshot(input)?;
+            entry.impulse = SnapshotFields::read_snapshot(input)?;
+            entry.weights = SnapshotFields::read_snapshot(input)?;
+            cold.inequality = SnapshotFields::read_snapshot(input)?;
+            entry.bias = SnapshotFields::read_snapshot(input)?;
+            entry.mass_scale = SnapshotFields::read_snapshot(input)?;
+            entry.impulse_scale = SnapshotFields::read_snapshot(input)?;
+            entry.max_impulse = SnapshotFields::read_snapshot(input)?;
+            cold.clamp_force = SnapshotFields::read_snapshot(input)?;
+            entry.solving = SnapshotFields::read_snapshot(input)?;
+            entry.previous_h = SnapshotFields::read_snapshot(input)?;
+            cold.direct = if bool::read_snapshot(input)? {
+                let (node, row, positions) = SnapshotFields::read_snapshot(input)?;
+                Some(DirectSlot {
+                    node,
+                    row,
+                    positions,
+                })
+            } else {
+                None
+            };
+            cold.direct_rows = SnapshotFields::read_snapshot(input)?;
+            cold.sweep = SnapshotFields::read_snapshot(input)?;
+            entry.step_impulse = SnapshotFields::read_snapshot(input)?;
+            entry.step_body_impulse = SnapshotFields::read_snapshot(input)?;
+            cold.broken = if bool::read_snapshot(input)? {
+                let (cause, [value, limit]) = SnapshotFields::read_snapshot(input)?;
+                Some(Break {
+                    cause,
+                    value,
+                    limit,
+                })
+            } else {
+                None
+            };
+            entry.set_body_indices(&mut cold, entry.bodies);
+            entry.force_checked = cold.clamp_force || cold.settings.break_under_force;
             self.entries.push(entry);
+            self.cold.push(cold);
         }
         // Every live slot names its own entry (checked above for the entries' slots, so
         // the live slots are exactly those), and the free list is the other slots, once.
@@ -2332,19 +2420,20 @@ mod tests {
     #[test]
     fn a_pivot_joints_sweep_reads_two_cache_lines() {
         use crate::joints::PivotJoint;
-        use std::mem::{align_of, offset_of, size_of};
+        use std::mem::{offset_of, size_of};
         type Pivot = Entry<PivotJoint, 2, 2>;
-        assert_eq!(align_of::<Pivot>(), 64);
         // The fields an unclamped update reads, `bodies` to the inverse masses, fill the
-        // first two lines; the preparation's and the queries' fields come after.
+        // first two lines; the refresh's and the step totals come after.
         assert_eq!(offset_of!(Pivot, bodies), 0);
         assert_eq!(
             offset_of!(Pivot, inverse_masses) + size_of::<[InverseMass; 2]>(),
             128
         );
-        assert!(offset_of!(Pivot, constraint) >= 128);
-        // Five cache lines in all: the gaps the flags leave are filled.
-        assert_eq!(size_of::<Pivot>(), 320);
+        assert_eq!(offset_of!(Pivot, constraint), 128);
+        // What a substep reads of it and no more: the sweeps over a mesh walk this array
+        // (the rest, in `ColdEntry`, was 96 more bytes an entry when it was here).
+        assert_eq!(size_of::<Pivot>(), 216);
+        assert_eq!(size_of::<ColdEntry<2, 2>>(), 96);
     }
 
     #[test]
