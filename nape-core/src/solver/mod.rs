@@ -182,9 +182,27 @@ pub(crate) enum Refresh {
     Full,
     /// Swept, equality rows only: refresh `J` and the bias ([`Store::refresh_entry`]).
     Swept,
+    /// [`Swept`](Self::Swept), and already refreshed for the coming substep by the last
+    /// sweep of the one before, its warm start deferred ([`Ahead`]): nothing to prepare.
+    Ready,
     /// Stiff, every row in the exact solve: refresh `J`, `K` and the rows
     /// ([`Store::refresh_exact_entry`]).
     Exact,
+}
+
+/// What the last sweep of a swept substep that another follows in the same step needs
+/// to prepare that one ahead: a swept entry is refreshed right after its last update,
+/// while its lines are in cache, instead of in a pass of its own.
+pub(crate) struct Ahead<'a> {
+    /// The substep (the coming one differs only in `first`, which the refresh does not
+    /// read).
+    pub(crate) substep: &'a Substep,
+    /// The poses the coming substep starts from (the relax pass follows the drift).
+    pub(crate) poses: &'a [Pose],
+    /// Where the refreshed entries' warm starts go, added to the velocities when the
+    /// coming substep has integrated its forces: applied at once they would change
+    /// what the rest of this sweep solves.
+    pub(crate) warm_starts: &'a mut [Velocity],
 }
 
 /// One constraint and what the solver reads of it in every substep; what it reads
@@ -766,8 +784,16 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
-    /// to the step's totals (one pass over them fewer).
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group);
+    /// to the step's totals (one pass over them fewer); with `ahead`, it also refreshes
+    /// the swept constraints for the next substep and defers their warm starts.
+    fn sweep(
+        &mut self,
+        pass: usize,
+        velocities: &mut [Velocity],
+        last: bool,
+        group: Group,
+        ahead: Option<&mut Ahead<'_>>,
+    );
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
     fn end_substep(&mut self, all: bool, group: Group);
@@ -840,6 +866,9 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether one has limits or a force limit in the exact solve's active set (so
     /// `update_active_rows` has anything to look at); set by each exact prepare.
     direct_active_set: bool,
+    /// Whether the last sweep of the substep before left every swept entry
+    /// [`Refresh::Ready`], so that the coming swept prepare has nothing to do.
+    ready_ahead: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -854,6 +883,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             direct_entries: 0,
             direct_swept: false,
             direct_active_set: false,
+            ready_ahead: false,
         }
     }
 
@@ -1393,6 +1423,37 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
+    /// The last relax sweep of a swept substep another follows: each swept entry's
+    /// update and step totals as [`sweep`](ErasedStore::sweep) does them, then, where it
+    /// is [`Refresh::Swept`], its refresh for the coming substep and its warm start into
+    /// `ahead.warm_starts`. Returns whether every swept entry is [`Refresh::Ready`].
+    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>) -> bool {
+        let any_direct = self.direct_entries > 0;
+        let mut all_ready = true;
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if any_direct && c.direct.is_some() {
+                continue;
+            }
+            if e.solving {
+                Self::solve_entry(e, c, 1, velocities);
+            }
+            if e.solving || c.broken.is_some() {
+                e.accumulate();
+            }
+            if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
+                if Self::refresh_entry(e, c, ahead.substep, ahead.poses) {
+                    e.refresh = Refresh::Ready;
+                    Self::warm_start(e, ahead.warm_starts);
+                    continue;
+                }
+                // Its full preparation decides (the refresh is tried again there).
+                e.refresh = Refresh::Swept;
+            }
+            all_ready = false;
+        }
+        all_ready
+    }
+
     /// One Gauss–Seidel update of one entry.
     #[inline]
     fn solve_entry(
@@ -1641,6 +1702,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn begin_step(&mut self) {
+        self.ready_ahead = false;
         for e in &mut self.entries {
             e.step_impulse = [0.0; D];
             e.step_body_impulse = [Velocity::default(); B];
@@ -1668,17 +1730,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             self.direct_swept = false;
             self.direct_active_set = false;
         }
+        let later_swept = !substep.first && substep.group == Group::Swept;
+        if later_swept && std::mem::take(&mut self.ready_ahead) {
+            return;
+        }
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
             // A swept constraint's later substeps read only its first lines and the
             // constraint itself (the flags that decide so are among the first).
-            if e.refresh == Refresh::Swept
-                && e.solving
-                && !substep.first
-                && substep.group == Group::Swept
-                && Self::refresh_entry(e, c, substep, poses)
-            {
-                Self::warm_start(e, velocities);
-                continue;
+            if later_swept && e.solving {
+                if e.refresh == Refresh::Ready {
+                    continue;
+                }
+                if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses) {
+                    Self::warm_start(e, velocities);
+                    continue;
+                }
             }
             if !substep.group.holds(c.direct.is_some()) {
                 continue;
@@ -2021,7 +2087,18 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group) {
+    fn sweep(
+        &mut self,
+        pass: usize,
+        velocities: &mut [Velocity],
+        last: bool,
+        group: Group,
+        ahead: Option<&mut Ahead<'_>>,
+    ) {
+        if let Some(ahead) = ahead {
+            self.ready_ahead = self.sweep_ahead(velocities, ahead);
+            return;
+        }
         // Without exactly solved entries `direct` is `None` everywhere: not read, the
         // sweep stays on the entries' first cache lines.
         let any_direct = self.direct_entries > 0;
