@@ -869,6 +869,8 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether the last sweep of the substep before left every swept entry
     /// [`Refresh::Ready`], so that the coming swept prepare has nothing to do.
     ready_ahead: bool,
+    /// Whether an entry may break (or is broken): otherwise no break is looked for.
+    breakable: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -884,6 +886,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             direct_swept: false,
             direct_active_set: false,
             ready_ahead: false,
+            breakable: false,
         }
     }
 
@@ -1681,6 +1684,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             };
         }
         self.direct_entries = self.cold.iter().filter(|c| c.direct.is_some()).count();
+        // A break is only recorded under these settings (or restored with a snapshot),
+        // and settings change only with a rebuild, which calls this.
+        self.breakable = self.cold.iter().any(|c| {
+            c.settings.break_under_force || c.settings.break_under_error || c.broken.is_some()
+        });
     }
 
     fn order_sweeps(&mut self, dynamic: &[bool]) {
@@ -2148,6 +2156,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn process_broken(&mut self, broken: &mut Vec<BreakEvent>) {
+        if !self.breakable {
+            return;
+        }
         let mut d = 0;
         while d < self.entries.len() {
             let Some(Break {
