@@ -1532,22 +1532,23 @@ impl Space {
             // Before the step's totals are cleared: the choice reads the last step's.
             self.choose_exact_substeps(dt);
         }
+        // The two groups of islands share no dynamic body, so each runs its own substeps;
+        // a kinematic body they may share moves in both, from the same start, and ends
+        // where the first group left it. The swept group runs first, and its first
+        // preparation clears the last step's totals of every constraint.
+        let exact = !self.direct.is_empty();
+        let swept = swept_bodies || !exact;
         for &s in &self.store_order {
-            self.stores[s].begin_step();
+            self.stores[s].begin_step(!swept);
         }
         // Grows with the bodies, and only then allocates.
         self.deferred_warm_starts
             .resize(self.velocities.len(), Velocity::default());
-
-        // The two groups of islands share no dynamic body, so each runs its own substeps;
-        // a kinematic body they may share moves in both, from the same start, and ends
-        // where the first group left it.
-        let exact = !self.direct.is_empty();
         let both = exact && swept_bodies && driven;
         if both {
             self.islands.group_start.clone_from(&self.poses);
         }
-        if swept_bodies || !exact {
+        if swept {
             self.run_group(Group::Swept, dt);
         }
         if both {

@@ -316,9 +316,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         self.impulse = [0.0; D];
         self.previous_h = 0.0;
         self.solving = false;
+        self.clear_step_totals();
+        cold.rebased_impulse = [0.0; D];
+    }
+
+    /// Forgets the last step's totals.
+    fn clear_step_totals(&mut self) {
         self.step_impulse = [0.0; D];
         self.step_body_impulse = [Velocity::default(); B];
-        cold.rebased_impulse = [0.0; D];
     }
 
     /// The physical (unweighted) impulse `λ` applied during the last step, all substeps
@@ -697,8 +702,10 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// a constraint's impulse moves), so that consecutive updates of a sweep share no
     /// body; see [`colour_order`].
     fn order_sweeps(&mut self, dynamic: &[bool]);
-    /// Forgets last step's totals.
-    fn begin_step(&mut self);
+    /// Forgets last step's totals: here with `clear_totals`, else in the first swept
+    /// prepare of the step, which visits every entry anyway (the caller runs one
+    /// before any impulse is counted).
+    fn begin_step(&mut self, clear_totals: bool);
     /// Rows, `J`, `K'⁻¹`, biases, the rescaled warm start; rows of acyclic islands are
     /// written into `direct`.
     fn prepare(
@@ -1709,11 +1716,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn begin_step(&mut self) {
+    fn begin_step(&mut self, clear_totals: bool) {
         self.ready_ahead = false;
-        for e in &mut self.entries {
-            e.step_impulse = [0.0; D];
-            e.step_body_impulse = [Velocity::default(); B];
+        if clear_totals {
+            self.entries.iter_mut().for_each(Entry::clear_step_totals);
         }
         // Only the exact solve rebases.
         if self.direct_entries > 0 {
@@ -1742,7 +1748,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if later_swept && std::mem::take(&mut self.ready_ahead) {
             return;
         }
+        let clear_totals = substep.first && substep.group == Group::Swept;
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if clear_totals {
+                e.clear_step_totals();
+            }
             // A swept constraint's later substeps read only its first lines and the
             // constraint itself (the flags that decide so are among the first).
             if later_swept && e.solving {
