@@ -43,6 +43,15 @@ pub fn invert_active<const D: usize>(k: &[[f32; D]; D], active: &[bool; D]) -> [
             n += 1;
         }
     }
+    if n == 2 && D == 2 {
+        // The whole 2 × 2 (every row of a pivot, say) built at once: written entry by
+        // entry into a zeroed array, reading it back waited on the narrow stores.
+        let inverse = invert2(k[0][0], k[0][1], k[1][0], k[1][1]);
+        if let Some(m) = inverse {
+            return std::array::from_fn(|i| std::array::from_fn(|j| m[i][j]));
+        }
+        return invert_general(k, &usable);
+    }
     let mut out = [[0.0f32; D]; D];
     let closed = match n {
         0 => return out,
@@ -61,22 +70,28 @@ pub fn invert_active<const D: usize>(k: &[[f32; D]; D], active: &[bool; D]) -> [
     invert_general(k, &usable)
 }
 
-/// Closed-form inverse of the 2×2 block on rows `r`; `false` (and `out` untouched in the
-/// block) if the block is too ill-conditioned for it.
-fn invert2_into<const D: usize>(k: &[[f32; D]; D], r: [usize; 2], out: &mut [[f32; D]; D]) -> bool {
-    let [i, j] = r;
-    let (a, b, c, d) = (k[i][i], k[i][j], k[j][i], k[j][j]);
+/// Closed-form inverse of `[[a, b], [c, d]]`, or `None` if it is too ill-conditioned for
+/// it.
+#[inline]
+fn invert2(a: f32, b: f32, c: f32, d: f32) -> Option<[[f32; 2]; 2]> {
     let det = a * d - b * c;
     let scale = (a * d).abs() + (b * c).abs();
     let well_conditioned = det.abs() > 1e-5 * scale;
     if !well_conditioned {
-        return false;
+        return None;
     }
     let inv = 1.0 / det;
     let m = [[d * inv, -b * inv], [-c * inv, a * inv]];
-    if !m.iter().flatten().all(|x| x.is_finite()) {
+    m.iter().flatten().all(|x| x.is_finite()).then_some(m)
+}
+
+/// Closed-form inverse of the 2×2 block on rows `r`; `false` (and `out` untouched in the
+/// block) if the block is too ill-conditioned for it.
+fn invert2_into<const D: usize>(k: &[[f32; D]; D], r: [usize; 2], out: &mut [[f32; D]; D]) -> bool {
+    let [i, j] = r;
+    let Some(m) = invert2(k[i][i], k[i][j], k[j][i], k[j][j]) else {
         return false;
-    }
+    };
     out[i][i] = m[0][0];
     out[i][j] = m[0][1];
     out[j][i] = m[1][0];

@@ -665,11 +665,17 @@ const SWEEP_REGULARIZATION: f32 = 1e-3;
 /// `K'` the change is of order ε.
 #[inline]
 fn regularized<const D: usize>(k: &[[f32; D]; D]) -> [[f32; D]; D] {
-    let mut out = *k;
-    for (i, row) in out.iter_mut().enumerate() {
-        row[i] *= 1.0 + SWEEP_REGULARIZATION;
-    }
-    out
+    // Built whole rather than copied and patched on the diagonal: the patched copy went
+    // through memory, and reading it back waited on the narrow store.
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            if i == j {
+                k[i][j] * (1.0 + SWEEP_REGULARIZATION)
+            } else {
+                k[i][j]
+            }
+        })
+    })
 }
 
 /// `K' = diag(w) K diag(w)` and the mask of active rows.
