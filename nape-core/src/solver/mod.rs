@@ -552,6 +552,55 @@ fn colour_order<'a>(
     order
 }
 
+/// A new constraint's entry and cold part: no rows, no impulse, prepared in full at the
+/// next substep.
+fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
+    constraint: T,
+    settings: ConstraintSettings,
+    slot: u32,
+    bodies: [usize; B],
+) -> (Entry<T, D, B>, ColdEntry<D, B>) {
+    let mut entry = Entry {
+        constraint,
+        stiff: settings.stiff,
+        bodies,
+        local: [0; B],
+        inverse_masses: [InverseMass::default(); B],
+        jacobian: T::Jacobian::default(),
+        k_inv: [[0.0; D]; D],
+        limited: false,
+        impulse: [0.0; D],
+        weights: [0.0; D],
+        bias: [[0.0; D]; 2],
+        mass_scale: [[1.0; D]; 2],
+        impulse_scale: [[0.0; D]; 2],
+        max_impulse: f32::INFINITY,
+        refresh: Refresh::Full,
+        force_checked: false,
+        solving: false,
+        previous_h: 0.0,
+        step_impulse: [0.0; D],
+        step_body_impulse: [Velocity::default(); B],
+    };
+    let mut cold = ColdEntry {
+        settings,
+        slot,
+        shared: SharedSlots::NONE,
+        row_mass: [0.0; D],
+        inequality: [false; D],
+        clamp_force: false,
+        direct: None,
+        direct_rows: [false; D],
+        direct_compliance: STIFF_COMPLIANCE,
+        in_run: true,
+        sweep: false,
+        rebased_impulse: [0.0; D],
+        broken: None,
+    };
+    entry.set_body_indices(&mut cold, bodies);
+    (entry, cold)
+}
+
 /// `items` in the order `order` (a permutation of its indices) gives.
 fn permuted<X>(items: Vec<X>, order: &[usize]) -> Vec<X> {
     let mut old: Vec<Option<X>> = items.into_iter().map(Some).collect();
@@ -921,44 +970,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             }
         };
         self.slots[slot as usize].dense = self.entries.len() as u32;
-        let mut entry = Entry {
-            constraint,
-            stiff: settings.stiff,
-            bodies,
-            local: [0; B],
-            inverse_masses: [InverseMass::default(); B],
-            jacobian: T::Jacobian::default(),
-            k_inv: [[0.0; D]; D],
-            limited: false,
-            impulse: [0.0; D],
-            weights: [0.0; D],
-            bias: [[0.0; D]; 2],
-            mass_scale: [[1.0; D]; 2],
-            impulse_scale: [[0.0; D]; 2],
-            max_impulse: f32::INFINITY,
-            refresh: Refresh::Full,
-            force_checked: false,
-            solving: false,
-            previous_h: 0.0,
-            step_impulse: [0.0; D],
-            step_body_impulse: [Velocity::default(); B],
-        };
-        let mut cold = ColdEntry {
-            settings,
-            slot,
-            shared: SharedSlots::NONE,
-            row_mass: [0.0; D],
-            inequality: [false; D],
-            clamp_force: false,
-            direct: None,
-            direct_rows: [false; D],
-            direct_compliance: STIFF_COMPLIANCE,
-            in_run: true,
-            sweep: false,
-            rebased_impulse: [0.0; D],
-            broken: None,
-        };
-        entry.set_body_indices(&mut cold, bodies);
+        let (entry, cold) = fresh_entry(constraint, settings, slot, bodies);
         self.entries.push(entry);
         self.cold.push(cold);
         (slot, self.slots[slot as usize].generation)
@@ -2378,46 +2390,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if self.slots.get(slot as usize).map(|s| s.dense) != Some(d) {
                 return Err(malformed("a constraint's slot"));
             }
-            let mut cold = ColdEntry {
-                settings,
-                slot,
-                shared: SharedSlots::NONE,
-                row_mass: [0.0; D],
-                inequality: [false; D],
-                clamp_force: false,
-                direct: None,
-                direct_rows: [false; D],
-                direct_compliance: STIFF_COMPLIANCE,
-                in_run: true,
-                sweep: false,
-                rebased_impulse: [0.0; D],
-                broken: None,
-            };
-            let mut entry = Entry {
-                constraint,
-                stiff: settings.stiff,
-                bodies: body_indices.map(|i| i as usize),
-                local: [0; B],
-                inverse_masses: SnapshotFields::read_snapshot(input)?,
-                jacobian: *codec
-                    .read_jacobian(input)?
-                    .downcast::<T::Jacobian>()
-                    .map_err(|_| malformed("a codec of another type"))?,
-                k_inv: SnapshotFields::read_snapshot(input)?,
-                limited: false,
-                impulse: [0.0; D],
-                weights: [0.0; D],
-                bias: [[0.0; D]; 2],
-                mass_scale: [[0.0; D]; 2],
-                impulse_scale: [[0.0; D]; 2],
-                max_impulse: 0.0,
-                refresh: Refresh::Full,
-                force_checked: false,
-                solving: false,
-                previous_h: 0.0,
-                step_impulse: [0.0; D],
-                step_body_impulse: [Velocity::default(); B],
-            };
+            let (mut entry, mut cold) =
+                fresh_entry(constraint, settings, slot, body_indices.map(|i| i as usize));
+            entry.inverse_masses = SnapshotFields::read_snapshot(input)?;
+            entry.jacobian = *codec
+                .read_jacobian(input)?
+                .downcast::<T::Jacobian>()
+                .map_err(|_| malformed("a codec of another type"))?;
+            entry.k_inv = SnapshotFields::read_snapshot(input)?;
             // In the order `encode` writes them.
             cold.row_mass = SnapshotFields::read_snapshot(input)?;
             entry.limited = SnapshotFields::read_snapshot(input)?;
@@ -2455,7 +2435,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             } else {
                 None
             };
-            entry.set_body_indices(&mut cold, entry.bodies);
             entry.force_checked = cold.clamp_force || cold.settings.break_under_force;
             self.entries.push(entry);
             self.cold.push(cold);
