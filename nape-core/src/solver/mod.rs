@@ -1249,10 +1249,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct: &mut DirectSystem,
     ) {
         let Some(slot) = &c.direct else { return };
-        // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias.
+        // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias (only
+        // exact rows are written, and those of a constraint without limits weigh 1).
         let rows = e.constraint.jacobian_rows(jacobian);
         let exact_row = |i: usize| {
-            let row = rows[i].map(|entries| entries.map(|j| j * e.weights[i]));
+            let row = rows[i].map(|entries| entries.map(|j| j * e.weight(i)));
             (row, Self::kinematic_share(e, slot, &row, velocities))
         };
         if c.direct_rows.iter().all(|&w| w)
