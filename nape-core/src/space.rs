@@ -2097,13 +2097,19 @@ impl Space {
         }
         for k in 0..sweeps {
             let last = pass == 1 && k + 1 == sweeps;
-            let mut ahead = ahead.filter(|_| last).map(|substep| Ahead {
-                substep,
-                poses: &self.poses,
-                warm_starts: &mut self.deferred_warm_starts,
-            });
+            if let (true, Some(substep)) = (last, ahead) {
+                let mut ahead = Ahead {
+                    substep,
+                    poses: &self.poses,
+                    warm_starts: &mut self.deferred_warm_starts,
+                };
+                for &s in &self.store_order {
+                    self.stores[s].sweep_ahead(&mut self.velocities, &mut ahead);
+                }
+                continue;
+            }
             for &s in &self.store_order {
-                self.stores[s].sweep(pass, &mut self.velocities, last, group, ahead.as_mut());
+                self.stores[s].sweep(pass, &mut self.velocities, last, group);
             }
         }
         if swept && sweeps > 0 {

@@ -846,16 +846,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
-    /// to the step's totals (one pass over them fewer); with `ahead`, it also refreshes
-    /// the swept constraints for the next substep and defers their warm starts.
-    fn sweep(
-        &mut self,
-        pass: usize,
-        velocities: &mut [Velocity],
-        last: bool,
-        group: Group,
-        ahead: Option<&mut Ahead<'_>>,
-    );
+    /// to the step's totals (one pass over them fewer).
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group);
+    /// The final relax sweep of a swept substep that another follows in the step: the
+    /// updates and totals of [`sweep`](Self::sweep), and each swept equality constraint
+    /// refreshed for the next substep right after its update, its warm start into
+    /// `ahead.warm_starts`; the next swept prepare skips the store if all were.
+    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>);
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
     fn end_substep(&mut self, all: bool, group: Group);
@@ -1452,35 +1449,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
-    /// The last relax sweep of a swept substep another follows: each swept entry's
-    /// update and step totals as [`sweep`](ErasedStore::sweep) does them, then, where it
-    /// is [`Refresh::Swept`], its refresh for the coming substep and its warm start into
-    /// `ahead.warm_starts`. Returns whether every swept entry is [`Refresh::Ready`].
-    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>) -> bool {
-        let any_direct = self.direct_entries > 0;
-        let mut all_ready = true;
-        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
-            if any_direct && c.direct.is_some() {
-                continue;
-            }
-            if e.solving {
-                Self::solve_entry(e, c, 1, velocities);
-            }
-            if e.solving || c.broken.is_some() {
-                e.accumulate();
-            }
-            if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
-                if Self::refresh_entry(e, c, ahead.substep, ahead.poses) {
-                    e.refresh = Refresh::Ready;
-                    Self::warm_start(e, ahead.warm_starts);
-                    continue;
-                }
-                // Its full preparation decides (the refresh is tried again there).
-                e.refresh = Refresh::Swept;
-            }
-            all_ready = false;
+    /// A swept entry's part of a sweep: its update, and in the substep's last sweep its
+    /// impulse into the step's totals.
+    #[inline]
+    fn update_swept(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        last: bool,
+        velocities: &mut [Velocity],
+    ) {
+        if e.solving {
+            Self::solve_entry(e, c, pass, velocities);
         }
-        all_ready
+        if last && (e.solving || c.broken.is_some()) {
+            e.accumulate();
+        }
     }
 
     /// One Gauss–Seidel update of one entry.
@@ -2124,18 +2108,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn sweep(
-        &mut self,
-        pass: usize,
-        velocities: &mut [Velocity],
-        last: bool,
-        group: Group,
-        ahead: Option<&mut Ahead<'_>>,
-    ) {
-        if let Some(ahead) = ahead {
-            self.ready_ahead = self.sweep_ahead(velocities, ahead);
-            return;
-        }
+    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group) {
         // Without exactly solved entries `direct` is `None` everywhere: not read, the
         // sweep stays on the entries' first cache lines.
         let any_direct = self.direct_entries > 0;
@@ -2155,13 +2128,30 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if group == Group::Exact {
                 continue;
             }
-            if e.solving {
-                Self::solve_entry(e, c, pass, velocities);
-            }
-            if last && (e.solving || c.broken.is_some()) {
-                e.accumulate();
-            }
+            Self::update_swept(e, c, pass, last, velocities);
         }
+    }
+
+    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>) {
+        let any_direct = self.direct_entries > 0;
+        let mut all_ready = true;
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if any_direct && c.direct.is_some() {
+                continue;
+            }
+            Self::update_swept(e, c, 1, true, velocities);
+            if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
+                if Self::refresh_entry(e, c, ahead.substep, ahead.poses) {
+                    e.refresh = Refresh::Ready;
+                    Self::warm_start(e, ahead.warm_starts);
+                    continue;
+                }
+                // Its full preparation decides (the refresh is tried again there).
+                e.refresh = Refresh::Swept;
+            }
+            all_ready = false;
+        }
+        self.ready_ahead = all_ready;
     }
 
     fn end_substep(&mut self, all: bool, group: Group) {
