@@ -1088,7 +1088,7 @@ impl DirectSystem {
                 };
                 if v.linear.is_finite() && v.angular.is_finite() {
                     let p = &mut poses[b];
-                    *p = p.integrate(v, 1.0);
+                    *p = p.nudge(v);
                 }
             },
             poses,

@@ -1226,6 +1226,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 && c.direct_rows.iter().all(|&r| r)
             {
                 e.refresh = Refresh::Exact;
+                // Started cold, as `refresh_exact_entry` starts it: the exact solve finds
+                // the whole impulse either way, but from a warm start it rounds
+                // differently, and a space rebuilt in the middle of a motion (a restored
+                // snapshot) would step apart from the one it was taken from in the last
+                // bits.
+                e.impulse = [0.0; D];
             }
             Self::write_direct_rows(e, c, &e.jacobian, &k, gamma0, velocities, direct);
         }
