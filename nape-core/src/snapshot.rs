@@ -46,7 +46,7 @@ use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velo
 const MAGIC: [u8; 8] = *b"NAPESNAP";
 
 /// The version of the byte form this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Magic, version and payload length.
 const HEADER_LEN: usize = 8 + 4 + 8;

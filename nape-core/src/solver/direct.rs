@@ -246,6 +246,38 @@ pub(crate) struct DirectSystem {
     pending: Vec<bool>,
     /// The islands the current substeps solve (see [`set_active`](Self::set_active)).
     active: Vec<bool>,
+    /// Per island, whether the next step's first exact solve starts from the factor its
+    /// last finishing substep left (see [`Carry`]).
+    carry: Vec<Carry>,
+    /// Per body, the inverse mass a [`Carry::Restored`] island's factor is rebuilt with.
+    carried_masses: Vec<InverseMass>,
+}
+
+/// Whether an island's next step may start from the factor its last step ended with.
+///
+/// A moving island's last substep relinearises its rows at the drifted poses and
+/// factorises them; the projection then moves the bodies by what it removes. Where that
+/// was little (the island's summed squared error before it at most
+/// `CARRY_SETTLED`), the next step's first exact solve, which asks the velocities to
+/// meet the rows where the bodies are, starts from that factor: its right-hand side is
+/// `J v` with `J` at the current poses (each constraint adds `J v − J₁ v` to its bias,
+/// `J₁` the rows the factor holds), and what the stale factor leaves is of the order of
+/// the projection's turn times what the solve removes. The projection and the final
+/// solve of that step are relinearised as always, so the step ends exact either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Carry {
+    /// Factorised anew.
+    #[default]
+    None,
+    /// The factor and rows are still those of the last step's finishing substep.
+    Kept,
+    /// Every constraint of the island was carried, but the system was rebuilt since (a
+    /// restored snapshot, a change elsewhere in the space): its rows and factor are
+    /// rebuilt from what the constraints kept (`J₁`, the inverse masses of that factor),
+    /// bit for bit as they were.
+    Restored,
+    /// A constraint of the island was not carried: factorised anew.
+    Vetoed,
 }
 
 /// Which islands a solve or projection covers.
@@ -522,6 +554,8 @@ impl DirectSystem {
             }
         }
         self.marked = vec![false; islands.len()];
+        self.carry = vec![Carry::None; islands.len()];
+        self.carried_masses = vec![InverseMass::default(); body_count];
         self.reach = vec![0.0; islands.len()];
         self.pending = vec![false; islands.len()];
         self.active = vec![true; islands.len()];
@@ -592,6 +626,101 @@ impl DirectSystem {
         self.solution = vec![0.0; dofs];
         self.paired_rhs = vec![0.0; dofs];
         self.paired_solution = vec![0.0; dofs];
+    }
+
+    /// What island `k` carries into the next step.
+    #[cfg(test)]
+    pub(crate) fn island_carry(&self, k: usize) -> Carry {
+        self.carry[k]
+    }
+
+    /// What the island of the constraint at `slot` carries into this step.
+    pub(crate) fn carry_of(&self, slot: &DirectSlot) -> Carry {
+        self.carry[self.island_of[slot.node as usize] as usize]
+    }
+
+    /// After a rebuild, each constraint of an acyclic island says whether it was
+    /// `carried`; an island all of whose constraints were becomes [`Carry::Restored`]
+    /// ([`settle_claims`](Self::settle_claims)), in whatever order they say so.
+    pub(crate) fn claim_carry(&mut self, slot: &DirectSlot, carried: bool) {
+        let carry = &mut self.carry[self.island_of[slot.node as usize] as usize];
+        *carry = match (*carry, carried) {
+            (_, false) | (Carry::Vetoed, _) => Carry::Vetoed,
+            _ => Carry::Restored,
+        };
+    }
+
+    /// Ends the claims of [`claim_carry`](Self::claim_carry).
+    pub(crate) fn settle_claims(&mut self) {
+        for carry in &mut self.carry {
+            if *carry == Carry::Vetoed {
+                *carry = Carry::None;
+            }
+        }
+    }
+
+    /// A constraint of the island of `slot` does not start from its carried rows: the
+    /// island is factorised anew.
+    pub(crate) fn veto_carry(&mut self, slot: &DirectSlot) {
+        let k = self.island_of[slot.node as usize] as usize;
+        if self.carry[k] != Carry::None {
+            self.carry[k] = Carry::Vetoed;
+        }
+    }
+
+    /// Keeps the factor of every active island for which `keep` holds (by island index),
+    /// unless one of its constraints vetoed it since; forgets it for the other active
+    /// islands.
+    pub(crate) fn keep_factors(&mut self, keep: impl Fn(usize) -> bool) {
+        for k in 0..self.islands.len() {
+            if self.active[k] {
+                self.carry[k] = if keep(k) { Carry::Kept } else { Carry::None };
+            }
+        }
+    }
+
+    /// Forgets the carried factors of the active islands (also a veto's).
+    pub(crate) fn drop_carries(&mut self) {
+        for (carry, &active) in self.carry.iter_mut().zip(&self.active) {
+            if active {
+                *carry = Carry::None;
+            }
+        }
+    }
+
+    /// The biases of the carried rows of the constraint at `slot` (its `J v − J₁ v` and
+    /// the kinematic bodies' share through `J₁`), its accumulated impulse zero.
+    pub(crate) fn set_carried_bias(&mut self, slot: &DirectSlot, bias: &[f32]) {
+        let at = self.supers[slot.node as usize].row_offset + slot.row as usize;
+        for ((target, lambda), &b) in self.bias[0][at..at + bias.len()]
+            .iter_mut()
+            .zip(&mut self.lambda[at..at + bias.len()])
+            .zip(bias)
+        {
+            *target = f64::from(b);
+            *lambda = 0.0;
+        }
+    }
+
+    /// The inverse mass of `body` when a [`Carry::Restored`] island was factorised.
+    pub(crate) fn set_carried_mass(&mut self, body: usize, inverse: InverseMass) {
+        self.carried_masses[body] = inverse;
+    }
+
+    /// Factorises the [`Carry::Restored`] islands with the inverse masses their
+    /// constraints kept, which makes them [`Carry::Kept`].
+    pub(crate) fn factor_restored(&mut self) {
+        if !self.carry.contains(&Carry::Restored) {
+            return;
+        }
+        let masses = std::mem::take(&mut self.carried_masses);
+        for k in 0..self.islands.len() {
+            if self.active[k] && self.carry[k] == Carry::Restored {
+                self.factor_island(k, &masses);
+                self.carry[k] = Carry::Kept;
+            }
+        }
+        self.carried_masses = masses;
     }
 
     /// Forgets every mark.
@@ -902,7 +1031,8 @@ impl DirectSystem {
         self.lambda[s.row_offset + slot.row as usize + row] = f64::from(value);
     }
 
-    /// Factorises the system of every acyclic island for the rows written this substep.
+    /// Factorises the system of every acyclic island for the rows written this substep,
+    /// except those that start from a carried factor ([`Carry`]).
     pub(crate) fn factor(&mut self, which: Islands, inverse_masses: &[InverseMass]) {
         // Once here, so that the kernels index it unchecked (`kernels::item`).
         assert!(
@@ -911,17 +1041,22 @@ impl DirectSystem {
         );
         self.factorisations += 1;
         for k in 0..self.islands.len() {
-            if !self.covers(which, k) {
+            if !self.covers(which, k) || matches!(self.carry[k], Carry::Kept | Carry::Restored) {
                 continue;
             }
-            // Every block of the island is complete before a child subtracts from it.
-            let runs = self.island_runs[k].clone();
-            for r in runs.clone() {
-                kernels::diagonal(self, r, inverse_masses);
-            }
-            for r in runs {
-                kernels::eliminate(self, r, inverse_masses);
-            }
+            self.factor_island(k, inverse_masses);
+        }
+    }
+
+    /// Factorises island `k` for the rows written.
+    fn factor_island(&mut self, k: usize, inverse_masses: &[InverseMass]) {
+        // Every block of the island is complete before a child subtracts from it.
+        let runs = self.island_runs[k].clone();
+        for r in runs.clone() {
+            kernels::diagonal(self, r, inverse_masses);
+        }
+        for r in runs {
+            kernels::eliminate(self, r, inverse_masses);
         }
     }
 
@@ -1029,6 +1164,12 @@ impl DirectSystem {
 
     /// Whether a factorisation came after the one [`project_and_solve`](Self::project_and_solve)
     /// returned `count` at.
+    /// How many factorisations there have been (see
+    /// [`factored_since`](Self::factored_since)).
+    pub(crate) fn factorisations(&self) -> u64 {
+        self.factorisations
+    }
+
     pub(crate) fn factored_since(&self, count: u64) -> bool {
         self.factorisations != count
     }

@@ -48,7 +48,7 @@ use crate::constraint::{Bounds, Constraint, SharedSlots};
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
 use crate::settings::ConstraintSettings;
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
-use direct::{DirectSlot, DirectSystem, ExactRows, Link};
+use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 
 /// The numbers every constraint's substep needs.
 #[derive(Clone, Copy, Debug)]
@@ -61,6 +61,21 @@ pub(crate) struct Substep {
     pub(crate) first: bool,
     /// The islands this substep solves.
     pub(crate) group: Group,
+    /// Whether this is the first substep of moving exact islands, whose islands may start
+    /// from the factor their last step ended with ([`direct::Carry`]).
+    pub(crate) carry_start: bool,
+}
+
+/// How a constraint starts the first substep of a moving exact island
+/// ([`Store::carried_start`]).
+enum Start {
+    /// From its island's kept factor: only its bias is written.
+    Carried,
+    /// From its island's factor, rebuilt from what it kept: fully prepared, then its
+    /// rows written back.
+    Restored,
+    /// Prepared as any other substep.
+    Fresh,
 }
 
 /// The two groups of islands a step solves one after the other, each with its own
@@ -297,6 +312,10 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     in_run: bool,
     /// A force limit clamps the impulse (soft or velocity-only with a finite `max_force`).
     clamp_force: bool,
+    /// Whether its rows and `J` are those its island's last finishing substep factorised,
+    /// and that factor was kept for the next step ([`direct::Carry`]): what a rebuilt
+    /// system restores the factor from.
+    carried: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
@@ -596,6 +615,7 @@ fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         sweep: false,
         rebased_impulse: [0.0; D],
         broken: None,
+        carried: false,
     };
     entry.set_body_indices(&mut cold, bodies);
     (entry, cold)
@@ -855,7 +875,10 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>);
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
-    fn end_substep(&mut self, all: bool, group: Group);
+    fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem);
+    /// After a rebuild: tells `direct` which constraints carried their rows into this
+    /// step ([`DirectSystem::claim_carry`]).
+    fn claim_carries(&self, direct: &mut DirectSystem);
     /// Removes or deactivates the constraints that broke this step; reports them.
     fn process_broken(&mut self, broken: &mut Vec<BreakEvent>);
     /// Removes every constraint with a slot on the body at compact index `body`.
@@ -1447,6 +1470,100 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         true
     }
 
+    /// How the entry starts the first substep of a moving exact island ([`Substep::carry_start`]):
+    /// from its island's carried factor ([`direct::Carry`]) or anew. Only a stiff equality
+    /// constraint the exact solve takes whole, at the last step's `h` and unable to break
+    /// under error (what [`Self::refresh_exact_entry`] takes on a step's first substep),
+    /// carries; any other vetoes its island's carry, which is then factorised anew.
+    fn carried_start(
+        e: &Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        slot: &DirectSlot,
+        substep: &Substep,
+        direct: &mut DirectSystem,
+    ) -> Start {
+        let carry = direct.carry_of(slot);
+        if carry == Carry::None || carry == Carry::Vetoed {
+            return Start::Fresh;
+        }
+        let eligible = !T::HAS_LIMITS
+            && !T::VELOCITY_ONLY
+            && e.solving
+            && e.previous_h == substep.h
+            && !c.settings.break_under_error;
+        match carry {
+            Carry::Kept if eligible && e.refresh == Refresh::Exact => Start::Carried,
+            Carry::Restored if eligible && c.carried => Start::Restored,
+            _ => {
+                direct.veto_carry(slot);
+                Start::Fresh
+            }
+        }
+    }
+
+    /// After its full preparation (as any after a rebuild), a constraint of a
+    /// [`Carry::Restored`] island writes back the rows its island's factor was built from:
+    /// its `J₁` (`jacobian`), and `K'` with the inverse masses of that factor (`masses`),
+    /// which it also gives the system to factorise with; bit for bit as the finishing
+    /// substep wrote them.
+    fn restore_carried_rows(
+        e: &mut Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        slot: &DirectSlot,
+        jacobian: T::Jacobian,
+        masses: [InverseMass; B],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    ) {
+        let k = e.constraint.effective_mass(&jacobian, &masses, c.shared);
+        let (k, _) = weighted(&k, &e.weights);
+        e.jacobian = jacobian;
+        Self::write_direct_rows(e, c, &jacobian, &k, c.direct_compliance, velocities, direct);
+        for s in (0..B).filter(|&s| slot.positions[s] != u8::MAX) {
+            direct.set_carried_mass(e.bodies[s], masses[s]);
+        }
+    }
+
+    /// A carried constraint ([`direct::Carry`]) keeps the rows `J₁` of its island's factor
+    /// and adds `J v − J₁ v` (`J` at `poses`, `v` the velocities after the substep's
+    /// forces) to its bias, so that the solve asks the velocities to meet the rows where
+    /// the bodies are; it starts cold, as every constraint the exact solve takes whole.
+    /// Returns `false` (having written nothing) where `J v` is not finite: the full
+    /// preparation handles that.
+    fn write_carried_bias(
+        e: &mut Entry<T, D, B>,
+        slot: &DirectSlot,
+        poses: &[Pose],
+        inverse: &[InverseMass],
+        velocities: &[Velocity],
+        direct: &mut DirectSystem,
+    ) -> bool {
+        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let now =
+            e.constraint
+                .velocity_error(&e.constraint.jacobian(slot_poses), &e.bodies, velocities);
+        let then = e
+            .constraint
+            .velocity_error(&e.jacobian, &e.bodies, velocities);
+        let mut bias: [f32; D] = std::array::from_fn(|i| e.weight(i) * (now[i] - then[i]));
+        if slot.positions[..B].contains(&u8::MAX) {
+            // The rows hold the dynamic bodies only; the kinematic ones' share of `J₁ v`
+            // goes into the bias, as `write_direct_rows` puts it there.
+            let rows = e.constraint.jacobian_rows(&e.jacobian);
+            for (i, b) in bias.iter_mut().enumerate() {
+                let row = rows[i].map(|entries| entries.map(|j| j * e.weight(i)));
+                *b += Self::kinematic_share(e, slot, &row, velocities);
+            }
+        }
+        if !bias.iter().all(|b| b.is_finite()) {
+            return false;
+        }
+        e.inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
+        e.impulse = [0.0; D];
+        direct.set_carried_bias(slot, &bias);
+        true
+    }
+
     /// Applies the entry's rescaled impulse of the last substep (its warm start).
     #[inline]
     fn warm_start(e: &Entry<T, D, B>, velocities: &mut [Velocity]) {
@@ -1776,12 +1893,35 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !substep.group.holds(c.direct.is_some()) {
                 continue;
             }
+            let mut restore = None;
             if let Some(slot) = c.direct {
                 c.in_run = direct.is_active(&slot);
                 if !c.in_run {
                     continue;
                 }
-                if e.refresh == Refresh::Exact
+                if substep.carry_start {
+                    match Self::carried_start(e, c, &slot, substep, direct) {
+                        Start::Carried
+                            if Self::write_carried_bias(
+                                e,
+                                &slot,
+                                poses,
+                                inverse_masses,
+                                velocities,
+                                direct,
+                            ) =>
+                        {
+                            continue;
+                        }
+                        // Its Jacobian gone non-finite: prepared anew (and contained), its
+                        // island factorised anew.
+                        Start::Carried => direct.veto_carry(&slot),
+                        Start::Restored => restore = Some((slot, e.jacobian, e.inverse_masses)),
+                        Start::Fresh => {}
+                    }
+                }
+                if restore.is_none()
+                    && e.refresh == Refresh::Exact
                     && e.solving
                     && (!substep.first
                         || (e.previous_h == substep.h && !c.settings.break_under_error))
@@ -1791,6 +1931,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 }
             }
             Self::prepare_entry(e, c, substep, poses, inverse_masses, velocities, direct);
+            if let Some((slot, jacobian, masses)) = restore {
+                if e.solving && e.refresh == Refresh::Exact {
+                    Self::restore_carried_rows(e, c, &slot, jacobian, masses, velocities, direct);
+                    if Self::write_carried_bias(e, &slot, poses, inverse_masses, velocities, direct)
+                    {
+                        continue;
+                    }
+                }
+                direct.veto_carry(&slot);
+            }
             if let (Some(slot), false) = (&c.direct, e.solving) {
                 // Its rows, written in an earlier substep, act no more.
                 direct.clear_rows(slot, D);
@@ -2160,13 +2310,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         self.ready_ahead = all_ready;
     }
 
-    fn end_substep(&mut self, all: bool, group: Group) {
+    fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem) {
         // Swept entries were counted by the last sweep, unless there was none.
         let exact = group == Group::Exact;
         if !(all || exact) || (exact && self.direct_entries == 0) {
             return;
         }
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if let (true, Some(slot)) = (exact && c.in_run, c.direct) {
+                // Only a stiff equality constraint the exact solve took whole (what the
+                // carried start refreshes) lets its island keep its factor.
+                c.carried = direct.carry_of(&slot) == Carry::Kept;
+                if c.carried && !(e.solving && e.refresh == Refresh::Exact) {
+                    c.carried = false;
+                    direct.veto_carry(&slot);
+                }
+            }
             if group.holds(c.direct.is_some())
                 && (c.direct.is_none() || c.in_run)
                 && (e.solving || c.broken.is_some())
@@ -2176,6 +2335,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 } else {
                     e.accumulate();
                 }
+            }
+        }
+    }
+
+    fn claim_carries(&self, direct: &mut DirectSystem) {
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            if let Some(slot) = c.direct {
+                direct.claim_carry(&slot, c.carried && e.solving);
             }
         }
     }
@@ -2340,6 +2507,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             c.direct_rows.write_snapshot(out);
             c.sweep.write_snapshot(out);
+            c.carried.write_snapshot(out);
             e.step_impulse.write_snapshot(out);
             e.step_body_impulse.write_snapshot(out);
             c.broken.is_some().write_snapshot(out);
@@ -2420,6 +2588,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             };
             cold.direct_rows = SnapshotFields::read_snapshot(input)?;
             cold.sweep = SnapshotFields::read_snapshot(input)?;
+            cold.carried = SnapshotFields::read_snapshot(input)?;
             entry.step_impulse = SnapshotFields::read_snapshot(input)?;
             entry.step_body_impulse = SnapshotFields::read_snapshot(input)?;
             cold.broken = if bool::read_snapshot(input)? {
