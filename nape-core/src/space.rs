@@ -1706,9 +1706,25 @@ impl Space {
         // reciprocals: no square root or division per body (they were most of this loop's
         // time), one square root per island.
         let resting_turn = dt * dt * (1.0 / (RESTING_SWING * RESTING_SWING));
-        for (b, &island) in self.islands.body_island.iter().enumerate() {
+        // An island's fastest swing and restlessness so far, kept in registers while its
+        // bodies come one after the other (as they mostly do): through memory, each body
+        // waited for the last one's store.
+        let mut current: Option<(u32, f32, bool)> = None;
+        let flush = |islands: &mut IslandState, current: Option<(u32, f32, bool)>| {
+            if let Some((island, fastest, restless)) = current {
+                let k = island as usize;
+                islands.island_fastest[k] = islands.island_fastest[k].max(fastest);
+                islands.island_restless[k] |= restless;
+            }
+        };
+        for b in 0..self.islands.body_island.len() {
+            let island = self.islands.body_island[b];
             if island == NONE {
                 continue;
+            }
+            if current.is_none_or(|(k, ..)| k != island) {
+                flush(&mut self.islands, current);
+                current = Some((island, 0.0, false));
             }
             let [turning, moving] = self.islands.body_stiffness[b];
             let inverse = self.inverse_masses[b];
@@ -1732,11 +1748,8 @@ impl Space {
             // substeps. A non-finite load takes every substep.
             let overweight = turning * (1.0 / MAX_TURN_WEIGHT);
             // In squared units of the turn each may take per substep.
-            let fastest = &mut self.islands.island_fastest[island as usize];
-            *fastest = fastest.max(
-                (moving.max(overweight) * (1.0 / (STABLE_SWING * STABLE_SWING)))
-                    .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN))),
-            );
+            let swing = (moving.max(overweight) * (1.0 / (STABLE_SWING * STABLE_SWING)))
+                .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN)));
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
@@ -1745,8 +1758,12 @@ impl Space {
                 && swing_squared.is_finite()
                 && flags & LOAD_UNKNOWN == 0
                 && !(weight > 1.0 && flags & SPRUNG != 0);
-            self.islands.island_restless[island as usize] |= !rests;
+            if let Some((_, fastest, restless)) = &mut current {
+                *fastest = fastest.max(swing);
+                *restless |= !rests;
+            }
         }
+        flush(&mut self.islands, current);
         self.islands.island_step_squared.clear();
         for ((n, &fastest), &restless) in self
             .islands
@@ -1789,7 +1806,7 @@ impl Space {
                 }
             }
             self.islands.any_weighted |=
-                self.islands.body_weight[b] > 1.0 || self.islands.body_turn_weight[b] > 1.0;
+                (self.islands.body_weight[b] > 1.0) | (self.islands.body_turn_weight[b] > 1.0);
         }
     }
 
