@@ -249,7 +249,8 @@ pub(crate) struct DirectSystem {
     /// Per island, whether the next step's first exact solve starts from the factor its
     /// last finishing substep left (see [`Carry`]).
     carry: Vec<Carry>,
-    /// Per body, the inverse mass a [`Carry::Restored`] island's factor is rebuilt with.
+    /// Per body of a carried island, the inverse mass its factor was built with (and a
+    /// [`Carry::Restored`] island's is rebuilt with), which its first solve applies.
     carried_masses: Vec<InverseMass>,
 }
 
@@ -669,12 +670,24 @@ impl DirectSystem {
     }
 
     /// Keeps the factor of every active island for which `keep` holds (by island index),
-    /// unless one of its constraints vetoed it since; forgets it for the other active
-    /// islands.
-    pub(crate) fn keep_factors(&mut self, keep: impl Fn(usize) -> bool) {
+    /// with the inverse masses it was built with (`inverse_masses`, which the carried
+    /// solve applies its impulses with: a body's weights change from step to step, and
+    /// applied with others the impulses would miss the rows by that change); forgets it
+    /// for the other active islands.
+    pub(crate) fn keep_factors(
+        &mut self,
+        keep: impl Fn(usize) -> bool,
+        inverse_masses: &[InverseMass],
+    ) {
         for k in 0..self.islands.len() {
-            if self.active[k] {
-                self.carry[k] = if keep(k) { Carry::Kept } else { Carry::None };
+            if !self.active[k] {
+                continue;
+            }
+            self.carry[k] = if keep(k) { Carry::Kept } else { Carry::None };
+            if self.carry[k] == Carry::Kept {
+                for &b in &self.island_bodies[self.island_body_ranges[k].clone()] {
+                    self.carried_masses[b as usize] = inverse_masses[b as usize];
+                }
             }
         }
     }
@@ -1100,7 +1113,14 @@ impl DirectSystem {
     ) {
         let rows = kernels::VelocityRows { pass, velocities };
         self.substitute(k, &rows, true);
-        self.apply_velocities(k, inverse_masses, velocities, false);
+        if pass == 0 && self.carry[k] == Carry::Kept {
+            // With the inverse masses of the carried factor.
+            let masses = std::mem::take(&mut self.carried_masses);
+            self.apply_velocities(k, &masses, velocities, false);
+            self.carried_masses = masses;
+        } else {
+            self.apply_velocities(k, inverse_masses, velocities, false);
+        }
     }
 
     /// `v += M⁻¹ Σ Jᵀμ` for island `k`, from `delta` or (`paired`) `paired_delta`.
