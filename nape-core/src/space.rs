@@ -1759,7 +1759,11 @@ impl Space {
                 && flags & LOAD_UNKNOWN == 0
                 && !(weight > 1.0 && flags & SPRUNG != 0);
             if let Some((_, fastest, restless)) = &mut current {
-                *fastest = fastest.max(swing);
+                // A comparison, not `f32::max`, whose NaN handling made the chain from
+                // body to body several operations long (`swing` is never NaN).
+                if swing > *fastest {
+                    *fastest = swing;
+                }
                 *restless |= !rests;
             }
         }

@@ -1233,7 +1233,10 @@ impl DirectSystem {
                 let (sum, m) = (sums[b as usize], inverse_masses[b as usize].mass);
                 f64::from(m).powi(2) * (sum[0] * sum[0] + sum[1] * sum[1])
             })
-            .fold(0.0, f64::max);
+            // A comparison, not `f64::max`: its NaN handling, on the chain from body to
+            // body, was several operations each (a non-finite move is skipped below
+            // either way).
+            .fold(0.0, |longest, x| if x > longest { x } else { longest });
         let allowed = PROJECTION_REACH * self.reach[k] + PROJECTION_SLACK;
         let shortened = longest_squared > allowed * allowed;
         let scale = allowed / longest_squared.sqrt();
