@@ -2653,29 +2653,49 @@ mod tests {
         worst
     }
 
+    impl Space {
+        /// A new space in this one's state, with its handles.
+        fn snapshot_copy(&self) -> Space {
+            Space::from_snapshot(&self.snapshot())
+        }
+    }
+
     /// Whether some island starts the next step from its carried factor.
     fn carries(space: &Space) -> bool {
         (0..space.direct.island_count())
             .any(|k| space.direct.island_carry(k) == crate::solver::direct::Carry::Kept)
     }
 
-    #[test]
-    fn a_step_started_from_the_carried_factor_ends_close_to_one_factorised_anew() {
-        let (mut carried, links) = swinging_chain();
-        let (mut fresh, fresh_links) = swinging_chain();
+    /// Steps `carried` and `fresh` (the same space, `fresh` factorising every step anew)
+    /// 300 times: the steps `carried` started from a carried factor, how far their
+    /// `links` came apart, and the largest of `error` (of each space) over the run.
+    fn step_carried_and_fresh(
+        (mut carried, mut fresh): (Space, Space),
+        links: &[BodyHandle],
+        error: impl Fn(&Space) -> f32,
+    ) -> (usize, f32, [f32; 2]) {
         fresh.carry_factors = false;
         let (mut carried_steps, mut farthest, mut worst) = (0, 0.0f32, [0.0f32; 2]);
         for _ in 0..300 {
             carried_steps += usize::from(carries(&carried));
             carried.step(1.0 / 60.0);
             fresh.step(1.0 / 60.0);
-            for (&a, &b) in links.iter().zip(&fresh_links) {
-                let (a, b) = (carried.body(a).unwrap(), fresh.body(b).unwrap());
+            for &b in links {
+                let (a, b) = (carried.body(b).unwrap(), fresh.body(b).unwrap());
                 farthest = farthest.max(a.position().distance(b.position()));
             }
-            worst[0] = worst[0].max(chain_error(&carried, &links));
-            worst[1] = worst[1].max(chain_error(&fresh, &fresh_links));
+            worst = [error(&carried).max(worst[0]), error(&fresh).max(worst[1])];
         }
+        (carried_steps, farthest, worst)
+    }
+
+    #[test]
+    fn a_step_started_from_the_carried_factor_ends_close_to_one_factorised_anew() {
+        let (space, links) = swinging_chain();
+        let (carried_steps, farthest, worst) =
+            step_carried_and_fresh((space.snapshot_copy(), space), &links, |s| {
+                chain_error(s, &links)
+            });
         assert!(
             carried_steps > 250,
             "carried in {carried_steps} of 300 steps"
@@ -2717,25 +2737,16 @@ mod tests {
             }
             (space, anchor, links)
         };
-        let (mut carried, anchor, links) = build();
-        let (mut fresh, _, fresh_links) = build();
-        fresh.carry_factors = false;
-        let (mut carried_steps, mut farthest, mut worst) = (0, 0.0f32, 0.0f32);
-        for _ in 0..300 {
-            carried_steps += usize::from(carries(&carried));
-            carried.step(1.0 / 60.0);
-            fresh.step(1.0 / 60.0);
-            for (&a, &b) in links.iter().zip(&fresh_links) {
-                let (a, b) = (carried.body(a).unwrap(), fresh.body(b).unwrap());
-                farthest = farthest.max(a.position().distance(b.position()));
-            }
-            let top = carried
-                .body(anchor)
-                .unwrap()
-                .pose()
-                .world_point(Vec2::new(0.3, 0.0));
-            worst = worst.max(chain_error_from(&carried, &links, top));
-        }
+        let (space, anchor, links) = build();
+        let (carried_steps, farthest, [worst, _]) =
+            step_carried_and_fresh((space.snapshot_copy(), space), &links, |s| {
+                let top = s
+                    .body(anchor)
+                    .unwrap()
+                    .pose()
+                    .world_point(Vec2::new(0.3, 0.0));
+                chain_error_from(s, &links, top)
+            });
         assert!(
             carried_steps > 100,
             "carried in {carried_steps} of 300 steps"
