@@ -635,6 +635,11 @@ impl DirectSystem {
         self.carry[k]
     }
 
+    /// Whether some island keeps its factor for the next step.
+    pub(crate) fn any_kept(&self) -> bool {
+        self.carry.contains(&Carry::Kept)
+    }
+
     /// What the island of the constraint at `slot` carries into this step.
     pub(crate) fn carry_of(&self, slot: &DirectSlot) -> Carry {
         self.carry[self.island_of[slot.node as usize] as usize]

@@ -953,6 +953,9 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     ready_ahead: bool,
     /// Whether an entry may break (or is broken): otherwise no break is looked for.
     breakable: bool,
+    /// Whether an entry may be [`ColdEntry::carried`]: otherwise, and with no island
+    /// keeping its factor, the end of a substep has no carry to mark.
+    carried_entries: bool,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -969,6 +972,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             direct_active_set: false,
             ready_ahead: false,
             breakable: false,
+            carried_entries: false,
         }
     }
 
@@ -2316,15 +2320,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if !(all || exact) || (exact && self.direct_entries == 0) {
             return;
         }
+        // Islands that never keep a factor (at rest, with limits, swept) pay nothing here.
+        let mark = exact && (self.carried_entries || direct.any_kept());
+        let mut carried = false;
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
-            if let (true, Some(slot)) = (exact && c.in_run, c.direct) {
-                // Only a stiff equality constraint the exact solve took whole (what the
-                // carried start refreshes) lets its island keep its factor.
-                c.carried = direct.carry_of(&slot) == Carry::Kept;
-                if c.carried && !(e.solving && e.refresh == Refresh::Exact) {
-                    c.carried = false;
-                    direct.veto_carry(&slot);
+            if mark {
+                if let (true, Some(slot)) = (c.in_run, c.direct) {
+                    // Only a stiff equality constraint the exact solve took whole (what
+                    // the carried start refreshes) lets its island keep its factor.
+                    c.carried = direct.carry_of(&slot) == Carry::Kept;
+                    if c.carried && !(e.solving && e.refresh == Refresh::Exact) {
+                        c.carried = false;
+                        direct.veto_carry(&slot);
+                    }
                 }
+                carried |= c.carried;
             }
             if group.holds(c.direct.is_some())
                 && (c.direct.is_none() || c.in_run)
@@ -2336,6 +2346,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     e.accumulate();
                 }
             }
+        }
+        if mark {
+            self.carried_entries = carried;
         }
     }
 
@@ -2589,6 +2602,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             cold.direct_rows = SnapshotFields::read_snapshot(input)?;
             cold.sweep = SnapshotFields::read_snapshot(input)?;
             cold.carried = SnapshotFields::read_snapshot(input)?;
+            self.carried_entries |= cold.carried;
             entry.step_impulse = SnapshotFields::read_snapshot(input)?;
             entry.step_body_impulse = SnapshotFields::read_snapshot(input)?;
             cold.broken = if bool::read_snapshot(input)? {
