@@ -2000,7 +2000,7 @@ impl Space {
             }
             if exact {
                 self.islands.projection_start.clone_from(&self.poses);
-                self.measure_island_errors();
+                self.measure_island_errors(true);
                 self.islands
                     .errors_before
                     .clone_from(&self.islands.island_errors);
@@ -2046,7 +2046,10 @@ impl Space {
             }
             if exact {
                 // Unmoved, the errors measured before still hold, and so does the rhs.
-                let measured = !moved || self.keep_projections_that_helped();
+                let measured = !moved;
+                if moved {
+                    self.keep_projections_that_helped();
+                }
                 // Finishing, the projection was relinearised where it corrects: what it
                 // leaves is quadratic in what it removed, and a second one (with the
                 // same factor) is only worth it where that is still large.
@@ -2097,8 +2100,8 @@ impl Space {
     }
 
     /// The step's last position correction, in every island whose summed squared error is
-    /// still above `settled`, with the errors the guard just `measured` (unless it had to
-    /// relinearise), guarded like the first. A resting island's factor is from the
+    /// still above `settled` (`measured`: the direct system holds the errors at the current
+    /// poses as its right-hand side, nothing having moved since), guarded like the first. A resting island's factor is from the
     /// substep's start, so one projection leaves an error of order ω·h times the one it
     /// removed, and where the user sees the poses a second one takes away what is left;
     /// a moving island's last projection was relinearised where it corrects, and only
@@ -2109,7 +2112,7 @@ impl Space {
         }
         self.islands.projection_start.clone_from(&self.poses);
         if !measured {
-            self.measure_island_errors();
+            self.measure_island_errors(true);
         }
         self.islands
             .errors_before
@@ -2228,24 +2231,29 @@ impl Space {
 
     /// One position projection of the acyclic islands `which` selects.
     fn project(&mut self, which: Islands) {
-        self.measure_island_errors();
+        self.measure_island_errors(true);
         self.direct
             .project(which, &self.inverse_masses, &mut self.poses);
     }
 
-    /// Writes every stiff row's error at the current poses into the direct system and
-    /// each acyclic island's summed squared error into `island_errors`.
-    fn measure_island_errors(&mut self) {
+    /// Each acyclic island's summed squared error at the current poses into
+    /// `island_errors`; with `rhs`, every stiff row's error also into the direct system as
+    /// the projection's right-hand side (a guard's measurement after a projection needs
+    /// only the sums: the rows are written again if another projection follows).
+    fn measure_island_errors(&mut self, rhs: bool) {
         self.islands.island_errors.clear();
         self.islands
             .island_errors
             .resize(self.direct.island_count(), 0.0);
-        self.direct.clear_reach();
+        if rhs {
+            self.direct.clear_reach();
+        }
         for &s in &self.store_order {
             self.stores[s].position_errors(
                 &self.poses,
                 &mut self.direct,
                 &mut self.islands.island_errors,
+                rhs,
             );
         }
     }
@@ -2256,12 +2264,12 @@ impl Space {
     /// island's system nearly singular, and its projection would then fling bodies by any
     /// distance; an island whose constraints can be met is never reverted, since each
     /// projection shrinks its error.
-    /// Returns whether the direct system still holds the errors at the current poses as
-    /// the projection's right-hand side (no island needed relinearising).
-    fn keep_projections_that_helped(&mut self) -> bool {
-        self.measure_island_errors();
+    /// It measures the errors the corrections left (`island_errors`) but writes no
+    /// right-hand side: a projection after it measures again.
+    fn keep_projections_that_helped(&mut self) {
+        self.measure_island_errors(false);
         if !self.mark_worse_islands() {
-            return true;
+            return;
         }
         // Levenberg–Marquardt from the poses before, on the islands made worse: each
         // iteration relinearises at the current poses and damps each constraint by
@@ -2281,11 +2289,11 @@ impl Space {
             }
             self.islands.lm_poses.clone_from(&self.poses);
             self.relinearize();
-            self.measure_island_errors();
+            self.measure_island_errors(true);
             self.direct.mark_islands(&self.islands.island_worse);
             self.direct
                 .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
-            self.measure_island_errors();
+            self.measure_island_errors(false);
             active = false;
             for k in 0..self.islands.island_worse.len() {
                 if !self.islands.island_worse[k] {
@@ -2314,7 +2322,6 @@ impl Space {
         // apply through them.
         self.islands.lm_damping.fill(0.0);
         self.rebase_exact_rows();
-        false
     }
 
     /// Moves the exact solve's constraints to `J` at the current poses within a substep

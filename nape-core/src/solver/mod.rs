@@ -808,14 +808,15 @@ pub(crate) trait ErasedStore: Send + Sync {
         max_distance: f32,
         group: Group,
     );
-    /// Writes the positional error of every stiff row of an acyclic island at `poses`
-    /// into the exact solve, for the position projection, and adds the squares of its
-    /// rows' errors to each island's entry of `island_errors`.
+    /// Adds the squares of the positional errors of every stiff row of an acyclic island
+    /// at `poses` to that island's entry of `island_errors`; with `rhs`, also writes them
+    /// into the exact solve for the position projection (and its islands' reach).
     fn position_errors(
         &mut self,
         poses: &[Pose],
         direct: &mut DirectSystem,
         island_errors: &mut [f32],
+        rhs: bool,
     );
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
@@ -2008,6 +2009,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         poses: &[Pose],
         direct: &mut DirectSystem,
         island_errors: &mut [f32],
+        rhs: bool,
     ) {
         if self.direct_entries == 0 {
             return;
@@ -2063,7 +2065,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     *sum = f32::INFINITY;
                 }
             }
-            direct.set_position_errors(&slot, &errors, &written);
+            if rhs {
+                direct.set_position_errors(&slot, &errors, &written);
+            }
         }
     }
 
