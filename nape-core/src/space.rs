@@ -1520,19 +1520,27 @@ impl Space {
         // The compact arrays; the acceleration of each body over the step.
         let mut driven = false;
         let mut swept_bodies = false;
-        for (i, slot) in self.bodies.iter().enumerate() {
+        // Zipped, the arrays are indexed without a bounds check each (they grow together).
+        for (i, (((slot, pose), velocity), (inverse_mass, motion))) in self
+            .bodies
+            .iter()
+            .zip(&mut self.poses)
+            .zip(&mut self.velocities)
+            .zip(self.inverse_masses.iter_mut().zip(&mut self.motion))
+            .enumerate()
+        {
             let Some(body) = &slot.body else {
-                self.motion[i] = Motion::Fixed;
+                *motion = Motion::Fixed;
                 continue;
             };
             let inverse = body.inverse_mass();
-            self.poses[i] = body.pose();
-            self.velocities[i] = match body.kind() {
+            *pose = body.pose();
+            *velocity = match body.kind() {
                 BodyKind::Static => Velocity::default(),
                 _ => body.velocity_state(),
             };
-            self.inverse_masses[i] = inverse;
-            self.motion[i] = match body.kind() {
+            *inverse_mass = inverse;
+            *motion = match body.kind() {
                 BodyKind::Static => Motion::Fixed,
                 BodyKind::Kinematic => Motion::Driven,
                 BodyKind::Dynamic => Motion::Free {
@@ -1585,16 +1593,21 @@ impl Space {
         }
 
         // Write back, clear forces, retire broken constraints.
-        for (i, slot) in self.bodies.iter_mut().enumerate() {
+        for ((slot, v), &p) in self
+            .bodies
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(&self.poses)
+        {
             let Some(body) = &mut slot.body else { continue };
             if body.kind() != BodyKind::Static {
-                let v = &mut self.velocities[i];
                 if !(v.linear.is_finite() && v.angular.is_finite()) {
                     *v = Velocity::default();
                 }
-                let p = self.poses[i];
-                let inside = p.position.abs().max_element() <= crate::limits::MAX_COORDINATE
-                    && p.angle.abs() <= crate::limits::MAX_COORDINATE;
+                // Comparisons, each false for NaN (`max_element` would skip a NaN
+                // coordinate, and costs more).
+                let within = |x: f32| x.abs() <= crate::limits::MAX_COORDINATE;
+                let inside = within(p.position.x) && within(p.position.y) && within(p.angle);
                 if inside && p.cos.is_finite() && p.sin.is_finite() {
                     body.set_state(p, *v);
                 } else {
