@@ -2710,6 +2710,55 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_falling_flat_stores_no_negligible_velocity_or_turn() {
+        // Released horizontally, the far links fall without turning until the swing reaches
+        // them; the solve's rounding gives them angular velocities of 1e-20 rad/s and turns
+        // of 1e-39 rad, subnormal in `f32` (each operation on one a microcode assist on
+        // x86), unless the solver stores such noise as zero (`types::NEGLIGIBLE`): then no
+        // velocity is below it, and no rotation subnormal.
+        let mut space = Space::new();
+        space.gravity = Vec2::new(0.0, -10.0);
+        let mut previous = space.add_body(Body::static_body()).unwrap();
+        let mut anchor = Vec2::ZERO;
+        for i in 0..100 {
+            let body = Body::dynamic(0.25, 0.02).at(Vec2::new(0.5 + i as f32, 0.0));
+            let body = space.add_body(body).unwrap();
+            space
+                .add_constraint(crate::PivotJoint::new(
+                    previous,
+                    body,
+                    anchor,
+                    Vec2::new(-0.5, 0.0),
+                ))
+                .unwrap();
+            (previous, anchor) = (body, Vec2::new(0.5, 0.0));
+        }
+        let below = |x: f32, least: f32| x != 0.0 && x.abs() < least;
+        let (mut stored, mut turning) = (0, 0);
+        for _ in 0..120 {
+            space.step(1.0 / 60.0);
+            for (_, body) in space.bodies().filter(|(_, b)| b.is_dynamic()) {
+                let (pose, v) = (body.pose(), body.velocity());
+                let velocity = [v.x, v.y, body.angular_velocity()];
+                stored += velocity
+                    .into_iter()
+                    .filter(|&x| below(x, crate::types::NEGLIGIBLE))
+                    .count();
+                stored += [pose.cos, pose.sin]
+                    .into_iter()
+                    .filter(|&x| below(x, f32::MIN_POSITIVE))
+                    .count();
+                turning += usize::from(body.angular_velocity() != 0.0);
+            }
+        }
+        assert_eq!(
+            stored, 0,
+            "negligible velocities or subnormal rotations stored"
+        );
+        assert!(turning > 1000, "only {turning} body steps turned");
+    }
+
+    #[test]
     fn a_step_started_from_the_carried_factor_ends_close_to_one_factorised_anew() {
         let (space, links) = swinging_chain();
         let (carried_steps, farthest, worst) =

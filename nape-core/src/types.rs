@@ -151,6 +151,34 @@ impl Pose {
     }
 }
 
+/// Below this magnitude a velocity component, a position correction or an impulse that
+/// the exact solve computes is its rounding noise (a link of a chain falling flat gets
+/// 1e-20 rad/s where it should not turn at all), and the solver stores it as zero. Kept,
+/// such values make the arithmetic that uses them underflow into subnormal numbers (the
+/// turn of a substep squared, a rotation composed with it), and on x86 every operation
+/// that produces or reads one is a microcode assist of about a hundred cycles: a 200-link
+/// chain released horizontally spent a fifth of its step on them. Products of two values
+/// at least this large (or zero) stay normal in `f32`, so what is computed from stored
+/// values (poses, Jacobians, the turn series) stays normal too.
+pub(crate) const NEGLIGIBLE: f32 = 1e-12;
+
+/// `x`, or zero where it is [`NEGLIGIBLE`] (NaN passes).
+#[inline(always)]
+pub(crate) fn zero_if_negligible(x: f32) -> f32 {
+    if x.abs() < NEGLIGIBLE { 0.0 } else { x }
+}
+
+/// `x` in `f32`, or zero where it is [`NEGLIGIBLE`]: tested in `f64`, so that a value
+/// below `f32`'s range is not first converted into a subnormal one.
+#[inline(always)]
+pub(crate) fn settle(x: f64) -> f32 {
+    if x.abs() < f64::from(NEGLIGIBLE) {
+        0.0
+    } else {
+        x as f32
+    }
+}
+
 /// `(sin δ, cos δ)` by their Taylor series, for `|δ| ≤ π/4`: through `δ⁵` and `δ⁶` up to
 /// 0.05 rad (every substep of a body turning slower than 3 rad/s at 60 substeps a second;
 /// the omitted terms are below `δ⁷/7! ≈ 1.6e-13` there), through `δ⁹` and `δ¹⁰` beyond

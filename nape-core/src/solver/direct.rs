@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 
 use crate::constraint::SharedSlots;
-use crate::types::{InverseMass, Velocity};
+use crate::types::{InverseMass, Velocity, settle, zero_if_negligible};
 
 /// The most rows a super node (all constraints between one set of dynamic bodies) may
 /// have; an island with a larger one is solved iteratively.
@@ -1038,7 +1038,7 @@ impl DirectSystem {
         let lambda = &self.lambda[at..at + out.len()];
         for ((x, &l), &read) in out.iter_mut().zip(lambda).zip(read) {
             if read {
-                *x = l as f32;
+                *x = settle(l);
             }
         }
     }
@@ -1141,10 +1141,12 @@ impl DirectSystem {
             inverse_masses,
             paired,
             |b, dv: [f64; 3], velocities: &mut [Velocity]| {
+                // Noise stored as zero (see `NEGLIGIBLE`): a body that should not turn
+                // gets an angular velocity of 1e-20 from the rounding of the solve.
                 let v = &mut velocities[b];
-                v.linear.x += dv[0] as f32;
-                v.linear.y += dv[1] as f32;
-                v.angular += dv[2] as f32;
+                v.linear.x = zero_if_negligible(v.linear.x + settle(dv[0]));
+                v.linear.y = zero_if_negligible(v.linear.y + settle(dv[1]));
+                v.angular = zero_if_negligible(v.angular + settle(dv[2]));
             },
             velocities,
         );
@@ -1252,8 +1254,8 @@ impl DirectSystem {
             |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
                 let dx = if shortened { dx.map(|x| x * scale) } else { dx };
                 let v = Velocity {
-                    linear: glam::Vec2::new(dx[0] as f32, dx[1] as f32),
-                    angular: dx[2].clamp(-MAX_PROJECTION_TURN, MAX_PROJECTION_TURN) as f32,
+                    linear: glam::Vec2::new(settle(dx[0]), settle(dx[1])),
+                    angular: settle(dx[2].clamp(-MAX_PROJECTION_TURN, MAX_PROJECTION_TURN)),
                 };
                 if v.linear.is_finite() && v.angular.is_finite() {
                     let p = &mut poses[b];
