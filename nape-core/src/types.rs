@@ -162,12 +162,6 @@ impl Pose {
 /// values (poses, Jacobians, the turn series) stays normal too.
 pub(crate) const NEGLIGIBLE: f32 = 1e-12;
 
-/// `x`, or zero where it is [`NEGLIGIBLE`] (NaN passes).
-#[inline(always)]
-pub(crate) fn zero_if_negligible(x: f32) -> f32 {
-    if x.abs() < NEGLIGIBLE { 0.0 } else { x }
-}
-
 /// `x` in `f32`, or zero where it is [`NEGLIGIBLE`]: tested in `f64`, so that a value
 /// below `f32`'s range is not first converted into a subnormal one.
 #[inline(always)]
