@@ -2113,10 +2113,11 @@ impl Space {
     }
 
     /// The step's last position correction, in every island whose summed squared error is
-    /// still above `settled` (`measured`: the direct system holds the errors at the current
-    /// poses as its right-hand side, nothing having moved since), guarded like the first. A resting island's factor is from the
-    /// substep's start, so one projection leaves an error of order ω·h times the one it
-    /// removed, and where the user sees the poses a second one takes away what is left;
+    /// still above `settled` (`measured`: the direct system holds the errors at the
+    /// current poses as its right-hand side, nothing having moved since), guarded like
+    /// the first. A resting island's factor is from the substep's start, so one
+    /// projection leaves an error of order ω·h times the one it removed, and where the
+    /// user sees the poses a second one takes away what is left;
     /// a moving island's last projection was relinearised where it corrects, and only
     /// an error that large (a chain created apart, a hard pull) is worth a second one.
     fn project_unsettled(&mut self, measured: bool, settled: f32) {

@@ -1190,14 +1190,14 @@ impl DirectSystem {
         self.factorisations
     }
 
-    /// Whether a factorisation came after the one [`project_and_solve`](Self::project_and_solve)
-    /// returned `count` at.
     /// How many factorisations there have been (see
     /// [`factored_since`](Self::factored_since)).
     pub(crate) fn factorisations(&self) -> u64 {
         self.factorisations
     }
 
+    /// Whether a factorisation came after the one [`project_and_solve`](Self::project_and_solve)
+    /// (or [`factorisations`](Self::factorisations)) returned `count` at.
     pub(crate) fn factored_since(&self, count: u64) -> bool {
         self.factorisations != count
     }
