@@ -6,6 +6,8 @@
 //! everything evaluated per velocity iteration reads that cache, so constant entries
 //! (the ±1 of a pivot) vanish from the inner loop by simplification.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::model::Mode;
 use crate::symbolic::{Differentiator, Dof, Graph, Id, Leaf, Node};
 
@@ -118,10 +120,17 @@ fn factored_sum(graph: &mut Graph, terms: &[(Id, Id)]) -> Id {
 /// `id` with common factors of its sum's products taken out, greedily, most frequent
 /// first: `n·d + n·r` becomes `n·(d + r)`. A slider's body-1 lever `n·(d + r₁)` then costs
 /// what a hand-written one does, and the two rows share `d + r₁`.
+///
+/// Each round takes at least one term out of the sum, so there are at most as many rounds
+/// as terms, and the sum holds at most [`FLATTEN_LIMIT`] terms.
 fn collect_factors(graph: &mut Graph, id: Id) -> Id {
+    collect_factors_within(graph, id, FLATTEN_LIMIT)
+}
+
+fn collect_factors_within(graph: &mut Graph, id: Id, rounds: usize) -> Id {
     let mut terms = Vec::new();
     flatten_sum(graph, id, false, &mut terms);
-    if terms.len() < 2 {
+    if terms.len() < 2 || rounds == 0 {
         return id;
     }
     // A product term as (factor, cofactor), in both orders.
@@ -156,7 +165,7 @@ fn collect_factors(graph: &mut Graph, id: Id) -> Id {
     let inner = cancelling_sum(graph, &grouped);
     let product = graph.mul(common, inner);
     let remainder = graph.sum(rest);
-    let remainder = collect_factors(graph, remainder);
+    let remainder = collect_factors_within(graph, remainder, rounds - 1);
     graph.add(product, remainder)
 }
 
@@ -174,26 +183,20 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
             out
         })
         .collect();
+    // Every round multiplies one pair of factors that two positions of some list hold, so
+    // the factors left in the eligible lists drop by at least one per round.
+    let eligible = |list: &[Id]| (3..=MAX_SHARED_FACTORS).contains(&list.len());
     loop {
         let pairs = factors
             .iter()
-            .filter(|list| list.len() >= 3)
-            .flat_map(|list| {
-                list.iter().enumerate().flat_map(move |(i, &a)| {
-                    list[i + 1..].iter().map(move |&b| (a.min(b), a.max(b)))
-                })
-            });
+            .filter(|list| eligible(list))
+            .flat_map(|list| factor_pairs(list));
         let Some((a, b)) = most_repeated(pairs) else {
             break;
         };
         let product = graph.mul(a, b);
-        for list in factors.iter_mut().filter(|list| list.len() >= 3) {
-            if let (Some(i), Some(j)) = (
-                list.iter().position(|&f| f == a),
-                list.iter().position(|&f| f == b),
-            ) && i != j
-            {
-                // One occurrence of each: a factor may repeat (x·x·y).
+        for list in factors.iter_mut().filter(|list| eligible(list)) {
+            if let Some((i, j)) = pair_positions(list, a, b) {
                 list.remove(i.max(j));
                 list.remove(i.min(j));
                 list.push(product);
@@ -209,7 +212,7 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
             *entry = product;
         }
     }
-    let entries: Vec<Id> = cache.to_vec();
+    let entries: HashSet<Id> = cache.iter().copied().collect();
     for entry in cache.iter_mut() {
         let Node::Mul(a, b) = graph.node(*entry) else {
             continue;
@@ -243,31 +246,61 @@ fn share_cache_products(graph: &mut Graph, cache: &mut [Id]) {
     }
 }
 
-/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice.
-fn most_repeated<T: Copy + Ord>(keys: impl IntoIterator<Item = T>) -> Option<T> {
-    let mut counts: Vec<(T, usize)> = Vec::new();
-    for key in keys {
-        match counts.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((key, 1)),
-        }
-    }
-    counts
-        .into_iter()
-        .max_by_key(|&(key, n)| (n, std::cmp::Reverse(key)))
-        .filter(|&(_, n)| n >= 2)
-        .map(|(key, _)| key)
+/// Products with more factors than this keep their own order: the pairs of a list are
+/// quadratic in its length, and hand-written joints share pairs of short products.
+const MAX_SHARED_FACTORS: usize = 8;
+
+/// Every pair of positions of `list`, as `(lower, higher)` factor: a repeated factor
+/// pairs with itself (`x·x·y` gives `(x, x)` and `(x, y)` twice).
+fn factor_pairs(list: &[Id]) -> impl Iterator<Item = (Id, Id)> + '_ {
+    list.iter()
+        .enumerate()
+        .flat_map(move |(i, &a)| list[i + 1..].iter().map(move |&b| (a.min(b), a.max(b))))
 }
 
-/// The factors of a product, through nested products.
-fn flatten_product(graph: &Graph, id: Id, out: &mut Vec<Id>) {
-    match graph.node(id) {
-        Node::Mul(a, b) => {
-            flatten_product(graph, a, out);
-            flatten_product(graph, b, out);
+/// Two distinct positions of `list` holding `a` and `b` (`a == b` needs two copies).
+fn pair_positions(list: &[Id], a: Id, b: Id) -> Option<(usize, usize)> {
+    let i = list.iter().position(|&f| f == a)?;
+    let j = list
+        .iter()
+        .enumerate()
+        .position(|(j, &f)| j != i && f == b)?;
+    Some((i, j))
+}
+
+/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice.
+/// Sorting makes it `k log k` in the number of keys.
+fn most_repeated<T: Copy + Ord>(keys: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut keys: Vec<T> = keys.into_iter().collect();
+    keys.sort_unstable();
+    let mut best: Option<(usize, T)> = None;
+    for run in keys.chunk_by(|a, b| a == b) {
+        if run.len() >= 2 && best.is_none_or(|(count, _)| run.len() > count) {
+            best = Some((run.len(), run[0]));
         }
-        _ => out.push(id),
     }
+    best.map(|(_, key)| key)
+}
+
+/// Sums and products are flattened into at most about this many terms or factors; a node
+/// met beyond that stays whole, as one term. A hash-consed sum can share its sub-sums
+/// (`t + (t + c)` with `t` a sum), so its terms as a tree can be exponentially many.
+const FLATTEN_LIMIT: usize = 32;
+
+/// The factors of a product, through nested products (at most [`FLATTEN_LIMIT`] expanded).
+fn flatten_product(graph: &Graph, id: Id, out: &mut Vec<Id>) {
+    fn walk(graph: &Graph, id: Id, out: &mut Vec<Id>, budget: &mut usize) {
+        match graph.node(id) {
+            Node::Mul(a, b) if *budget > 0 => {
+                *budget -= 1;
+                walk(graph, a, out, budget);
+                walk(graph, b, out, budget);
+            }
+            _ => out.push(id),
+        }
+    }
+    let mut budget = FLATTEN_LIMIT;
+    walk(graph, id, out, &mut budget);
 }
 
 /// The sum of `terms` with opposite terms cancelled: `r + (d − r)` is `d`, as a factored
@@ -278,39 +311,53 @@ fn flatten_product(graph: &Graph, id: Id, out: &mut Vec<Id>) {
 fn cancelling_sum(graph: &mut Graph, terms: &[Id]) -> Id {
     let mut atoms = Vec::new();
     let mut subsums = Vec::new();
+    let mut budget = FLATTEN_LIMIT;
     for &term in terms {
-        flatten_with_subsums(graph, term, false, &mut atoms, &mut subsums);
+        walk_sum(
+            graph,
+            term,
+            false,
+            &mut atoms,
+            &mut Some(&mut subsums),
+            &mut budget,
+        );
     }
-    let mut kept: Vec<(Id, bool)> = Vec::new();
+    // The kept terms as a multiset: counts make each step constant time, so the whole is
+    // linear in the terms and the sub-sums' parts.
+    let mut kept: HashMap<Signed, usize> = HashMap::new();
     let mut cancelled = false;
     for (atom, negated) in atoms {
-        match kept.iter().position(|&(a, n)| a == atom && n != negated) {
+        match kept.get_mut(&(atom, !negated)).filter(|n| **n > 0) {
             Some(opposite) => {
-                kept.remove(opposite);
+                *opposite -= 1;
                 cancelled = true;
             }
-            None => kept.push((atom, negated)),
+            None => *kept.entry((atom, negated)).or_default() += 1,
         }
     }
     if !cancelled {
         return graph.sum(terms.iter().copied());
     }
-    subsums
-        .sort_by_key(|(_, _, parts): &(Id, bool, Vec<(Id, bool)>)| std::cmp::Reverse(parts.len()));
+    subsums.sort_by_key(|(_, _, parts): &SubSum| std::cmp::Reverse(parts.len()));
     for (subsum, negated, parts) in subsums {
-        let mut remaining = kept.clone();
-        let whole = parts.iter().all(|part| {
-            remaining
-                .iter()
-                .position(|p| p == part)
-                .map(|i| remaining.remove(i))
-                .is_some()
-        });
+        let mut needed: HashMap<Signed, usize> = HashMap::new();
+        for &part in &parts {
+            *needed.entry(part).or_default() += 1;
+        }
+        let whole = needed
+            .iter()
+            .all(|(part, &n)| kept.get(part).is_some_and(|&have| have >= n));
         if whole {
-            remaining.push((subsum, negated));
-            kept = remaining;
+            for (part, n) in needed {
+                *kept.get_mut(&part).expect("checked above") -= n;
+            }
+            *kept.entry((subsum, negated)).or_default() += 1;
         }
     }
+    let kept = kept
+        .into_iter()
+        .flat_map(|(term, n)| std::iter::repeat_n(term, n))
+        .collect();
     canonical_sum(graph, kept)
 }
 
@@ -345,35 +392,35 @@ type Signed = (Id, bool);
 /// A sub-sum met while flattening: its node, its sign and its terms.
 type SubSum = (Id, bool, Vec<Signed>);
 
-/// [`flatten_sum`], also listing every sub-sum met with its sign and its terms.
-fn flatten_with_subsums(
+/// The terms of a sum, through additions and negations, with their signs (at most
+/// [`FLATTEN_LIMIT`] additions expanded).
+fn flatten_sum(graph: &Graph, id: Id, negated: bool, out: &mut Vec<Signed>) {
+    let mut budget = FLATTEN_LIMIT;
+    walk_sum(graph, id, negated, out, &mut None, &mut budget);
+}
+
+/// [`flatten_sum`] spending `budget`, also listing every sub-sum met with its sign and
+/// its terms when `subsums` is given.
+fn walk_sum(
     graph: &Graph,
     id: Id,
     negated: bool,
     atoms: &mut Vec<Signed>,
-    subsums: &mut Vec<SubSum>,
+    subsums: &mut Option<&mut Vec<SubSum>>,
+    budget: &mut usize,
 ) {
     match graph.node(id) {
-        Node::Add(a, b) => {
+        Node::Add(a, b) if *budget > 0 => {
+            *budget -= 1;
             let start = atoms.len();
-            flatten_with_subsums(graph, a, negated, atoms, subsums);
-            flatten_with_subsums(graph, b, negated, atoms, subsums);
-            subsums.push((id, negated, atoms[start..].to_vec()));
+            walk_sum(graph, a, negated, atoms, subsums, budget);
+            walk_sum(graph, b, negated, atoms, subsums, budget);
+            if let Some(subsums) = subsums {
+                subsums.push((id, negated, atoms[start..].to_vec()));
+            }
         }
-        Node::Neg(a) => flatten_with_subsums(graph, a, !negated, atoms, subsums),
+        Node::Neg(a) => walk_sum(graph, a, !negated, atoms, subsums, budget),
         _ => atoms.push((id, negated)),
-    }
-}
-
-/// The terms of a sum, through additions and negations, with their signs.
-fn flatten_sum(graph: &Graph, id: Id, negated: bool, out: &mut Vec<(Id, bool)>) {
-    match graph.node(id) {
-        Node::Add(a, b) => {
-            flatten_sum(graph, a, negated, out);
-            flatten_sum(graph, b, negated, out);
-        }
-        Node::Neg(a) => flatten_sum(graph, a, !negated, out),
-        _ => out.push((id, negated)),
     }
 }
 

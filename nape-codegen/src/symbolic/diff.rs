@@ -56,7 +56,10 @@ impl Differentiator {
             // (a' = 2·d·d') is d·d'/√a, without the 2 and the ½ a product would keep.
             Node::Sqrt(a) => {
                 let da = self.derive(graph, a);
-                let (scale, rest) = constant_factor(graph, da);
+                let (scale, rest) = {
+                    let mut budget = CONSTANT_FACTOR_LIMIT;
+                    constant_factor(graph, da, &mut budget)
+                };
                 let inverse = graph.safe_recip(node);
                 let half = graph.constant(0.5 * scale);
                 let factor = graph.mul(half, inverse);
@@ -167,9 +170,18 @@ impl Differentiator {
     }
 }
 
+/// Most nodes [`constant_factor`] looks through: a sum can share its sub-sums
+/// (`t + (t + c)`), and walked as a tree it would be exponentially large.
+const CONSTANT_FACTOR_LIMIT: usize = 64;
+
 /// `id` as `c·rest` with the constant `c` taken out of products, negations and sums whose
-/// terms share it up to sign (`2x − 2y` is `2·(x − y)`); `(1, id)` when there is none.
-fn constant_factor(graph: &mut Graph, id: Id) -> (f64, Id) {
+/// terms share it up to sign (`2x − 2y` is `2·(x − y)`); `(1, id)` when there is none, or
+/// when finding it would take more than `budget` nodes.
+fn constant_factor(graph: &mut Graph, id: Id, budget: &mut usize) -> (f64, Id) {
+    if *budget == 0 {
+        return (1.0, id);
+    }
+    *budget -= 1;
     match graph.node(id) {
         Node::Const(bits) => (f64::from_bits(bits), graph.constant(1.0)),
         Node::Mul(a, b) => match graph.as_const(a) {
@@ -177,12 +189,12 @@ fn constant_factor(graph: &mut Graph, id: Id) -> (f64, Id) {
             None => (1.0, id),
         },
         Node::Neg(a) => {
-            let (c, rest) = constant_factor(graph, a);
+            let (c, rest) = constant_factor(graph, a, budget);
             (-c, rest)
         }
         Node::Add(a, b) => {
-            let (ca, ra) = constant_factor(graph, a);
-            let (cb, rb) = constant_factor(graph, b);
+            let (ca, ra) = constant_factor(graph, a, budget);
+            let (cb, rb) = constant_factor(graph, b, budget);
             if ca == cb && ca != 1.0 {
                 (ca, graph.add(ra, rb))
             } else if ca == -cb && ca.abs() != 1.0 {

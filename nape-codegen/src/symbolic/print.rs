@@ -7,15 +7,31 @@ const PRODUCT: u8 = 2;
 const PREFIX: u8 = 3;
 const ATOM: u8 = 4;
 
-/// Writes `root` as infix text, naming leaves with `name`.
+/// Most nodes one expression's text spells out; beyond it a sub-expression is written `…`.
+/// Text is a tree and the graph a DAG: a sub-expression used twice is written twice, so
+/// without a limit the text of `let` chains (`t₂ = t₁·t₁`) doubles with each binding.
+pub const INFIX_NODE_LIMIT: usize = 400;
+
+/// Writes `root` as infix text, naming leaves with `name`; at most [`INFIX_NODE_LIMIT`]
+/// nodes are written.
 #[must_use]
 pub fn to_infix(graph: &Graph, root: Id, name: &impl Fn(Leaf) -> String) -> String {
-    write(graph, root, name).0
+    let mut budget = INFIX_NODE_LIMIT;
+    write(graph, root, name, &mut budget).0
 }
 
-fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) {
-    let wrap = |child: Id, min: u8| {
-        let (text, precedence) = write(graph, child, name);
+fn write(
+    graph: &Graph,
+    id: Id,
+    name: &impl Fn(Leaf) -> String,
+    budget: &mut usize,
+) -> (String, u8) {
+    if *budget == 0 {
+        return ("…".to_owned(), ATOM);
+    }
+    *budget -= 1;
+    let mut wrap = |child: Id, min: u8| {
+        let (text, precedence) = write(graph, child, name, budget);
         if precedence < min {
             format!("({text})")
         } else {
@@ -51,7 +67,7 @@ fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) 
         Node::Recip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
         Node::SafeRecip(a) => (format!("1 / {}", wrap(a, PREFIX)), PRODUCT),
         Node::Sqrt(a) => (format!("√{}", wrap(a, ATOM)), PREFIX),
-        Node::Abs(a) => (format!("|{}|", to_infix(graph, a, name)), ATOM),
+        Node::Abs(a) => (format!("|{}|", write(graph, a, name, budget).0), ATOM),
         node => {
             let function = node
                 .function_name()
@@ -59,7 +75,7 @@ fn write(graph: &Graph, id: Id, name: &impl Fn(Leaf) -> String) -> (String, u8) 
             let operands: Vec<String> = graph
                 .children(id)
                 .into_iter()
-                .map(|a| to_infix(graph, a, name))
+                .map(|a| write(graph, a, name, budget).0)
                 .collect();
             (format!("{function}({})", operands.join(", ")), ATOM)
         }
