@@ -7,6 +7,8 @@
 //! (the ±1 of a pivot) vanish from the inner loop by simplification.
 
 mod factoring;
+#[cfg(test)]
+mod tests;
 
 use crate::model::Mode;
 use crate::symbolic::{Differentiator, Dof, Graph, Id, Leaf, Node};
