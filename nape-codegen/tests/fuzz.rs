@@ -4,8 +4,13 @@
 //! the derivation and the emitter). Every expansion must return tokens; when it reports no
 //! error, the output must parse as Rust.
 //!
+//! Each expansion has a time limit: one that does not terminate fails the run.
+//!
 //! The run lasts `NAPE_FUZZ_SECONDS` seconds (default 3, so the suite stays fast); the
 //! long run is `NAPE_FUZZ_SECONDS=600 cargo test --release -p nape-codegen --test fuzz`.
+
+#[path = "support/time_limit.rs"]
+mod time_limit;
 
 use std::time::{Duration, Instant};
 
@@ -197,6 +202,11 @@ fn expression() -> impl Strategy<Value = String> {
                 .prop_map(|(a, f)| format!("{a}.{f}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("Vec2::new({a}, {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{{ let t = {a}; t * {b} }}")),
+            // Repeated factors and reused bindings: the shapes that once hung the derivation.
+            inner.clone().prop_map(|a| format!("({a} * {a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} * ({b} * {a}))")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("{{ let t = {a}; t * t * {b} + t }}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
                 "{{ let (s, c): (f32, f32) = {a}.sin_cos(); s * {b} + c }}"
             )),
@@ -258,16 +268,27 @@ fn structure() -> impl Strategy<Value = String> {
     })
 }
 
+/// Far above any expansion here (milliseconds in a debug build), far below a stuck run.
+const EXPANSION_LIMIT: Duration = Duration::from_secs(2);
+
 /// Expands; `true` when the expansion derived a constraint (no error).
 fn expand_never_panics(args: &str, item: &str) -> bool {
-    let (Ok(args), Ok(item)) = (args.parse::<TokenStream>(), item.parse::<TokenStream>()) else {
+    let (Ok(_), Ok(_)) = (args.parse::<TokenStream>(), item.parse::<TokenStream>()) else {
         return false; // not even tokens: rustc would reject it before the macro runs
     };
-    let output = nape_codegen::expand(args, item);
-    let text = output.to_string();
+    let (owned_args, owned_item) = (args.to_owned(), item.to_owned());
+    let expanded = time_limit::within(EXPANSION_LIMIT, move || {
+        // `TokenStream` is not `Send`: parsed again on the expanding thread.
+        let (args, item) = (owned_args.parse(), owned_item.parse());
+        let output = nape_codegen::expand(args.expect("tokens"), item.expect("tokens"));
+        output.to_string()
+    });
+    let (text, _) =
+        expanded.unwrap_or_else(|limit| panic!("no expansion within {limit:?}:\n{args}\n{item}"));
     if text.contains("compile_error") {
         return false;
     }
+    let output: TokenStream = text.parse().expect("the output is tokens");
     syn::parse2::<syn::File>(output)
         .unwrap_or_else(|e| panic!("an expansion without errors must parse: {e}\n{text}"));
     true
