@@ -5,6 +5,11 @@
 use std::fmt::Write as _;
 
 const DEFAULT_EXPRESSIONS: usize = 300;
+
+/// Each case's expansion must finish within this, or the build fails naming the case
+/// (rustc would otherwise sit in the macro and the CI run would stall). A case takes
+/// milliseconds.
+const EXPANSION_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 const DEFAULT_SEED: u64 = 0x00d1_ff00;
 
 struct Rng(u64);
@@ -345,6 +350,21 @@ impl Generator {
                     format!("(mul {a} {a})", a = a.program),
                 )
             }
+            // Repeated factors, the shape that once hung the derivation.
+            22 => {
+                let a = self.scalar(d);
+                code(
+                    format!("({a} * {a})", a = a.rust),
+                    format!("(mul {a} {a})", a = a.program),
+                )
+            }
+            23 => {
+                let (a, b) = (self.scalar(d), self.scalar(d));
+                code(
+                    format!("({a} * ({b} * {a}))", a = a.rust, b = b.rust),
+                    format!("(mul {a} (mul {b} {a}))", a = a.program, b = b.program),
+                )
+            }
             _ => self.scalar_leaf(),
         }
     }
@@ -396,6 +416,13 @@ impl Generator {
                 let v = self.vector(d);
                 let functions = [("perp", "perp"), ("normalize", "normalize")];
                 self.apply_one_of(&functions, &v, &[], "Vec2")
+            }
+            8 => {
+                let (v, s) = (self.vector(d), self.scalar(d));
+                code(
+                    format!("({} * ({s} * {s}))", v.rust, s = s.rust),
+                    format!("(vscale (mul {s} {s}) {})", v.program, s = s.program),
+                )
             }
             6 | 7 => {
                 let s = self.body();
@@ -470,6 +497,30 @@ impl Generator {
             }
         }
         text
+    }
+}
+
+/// Expands the case as the macro will, on a thread, and fails the build when it does not
+/// finish within [`EXPANSION_LIMIT`].
+fn expand_within_limit(args: &str, item: &str) {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let (owned_args, owned_item) = (args.to_owned(), item.to_owned());
+    std::thread::spawn(move || {
+        let parse = |text: &str| {
+            text.parse::<proc_macro2::TokenStream>()
+                .expect("generated code is tokens")
+        };
+        let _ = nape_codegen::expand(parse(&owned_args), parse(&owned_item));
+        let _ = sender.send(());
+    });
+    match receiver.recv_timeout(EXPANSION_LIMIT) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("#[constraint({args})] does not expand within {EXPANSION_LIMIT:?}: {item}")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("#[constraint({args})] panics in expansion: {item}")
+        }
     }
 }
 
@@ -564,6 +615,9 @@ fn main() {
             let _ = write!(fields, "pub v{k}: Vec2, ");
             let _ = write!(init, "v{k}: vectors[{k}], ");
         }
+        let args = format!("position = {{ {statements}{expression} }}");
+        let item = format!("#[derive(Clone, Copy, Debug)] pub struct Case{case} {{ {fields} }}");
+        expand_within_limit(&args, &item);
         let _ = writeln!(
             out,
             "#[constraint(position = {{ {statements}{expression} }})]\n\
