@@ -197,18 +197,18 @@ fn pair_positions(list: &[Id], a: Id, b: Id) -> Option<(usize, usize)> {
     Some((i, j))
 }
 
-/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice.
-/// Sorting makes it `k log k` in the number of keys.
-fn most_repeated<T: Copy + Ord>(keys: impl IntoIterator<Item = T>) -> Option<T> {
-    let mut keys: Vec<T> = keys.into_iter().collect();
-    keys.sort_unstable();
-    let mut best: Option<(usize, T)> = None;
-    for run in keys.chunk_by(|a, b| a == b) {
-        if run.len() >= 2 && best.is_none_or(|(count, _)| run.len() > count) {
-            best = Some((run.len(), run[0]));
-        }
+/// The most frequent of `keys` (the lowest at a tie), if it occurs at least twice; linear
+/// in the number of keys.
+fn most_repeated<T: Copy + Ord + std::hash::Hash>(keys: impl IntoIterator<Item = T>) -> Option<T> {
+    let mut counts: HashMap<T, usize> = HashMap::new();
+    for key in keys {
+        *counts.entry(key).or_default() += 1;
     }
-    best.map(|(_, key)| key)
+    counts
+        .into_iter()
+        .filter(|&(_, count)| count >= 2)
+        .max_by_key(|&(key, count)| (count, std::cmp::Reverse(key)))
+        .map(|(key, _)| key)
 }
 
 /// Sums and products are flattened into at most about this many terms or factors; a node
