@@ -55,6 +55,11 @@ use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 pub(crate) struct Substep {
     /// Substep length.
     pub(crate) h: f32,
+    /// The time this substep's impulses stand for: `h`, but in a moving exact island's
+    /// step (velocity Verlet) the first substep carries half a kick of the load and the
+    /// last one and a half (its own and the step's closing half kick), so force limits
+    /// and breaking compare each substep's impulse with `max_force` times this.
+    pub(crate) span: f32,
     /// Softness of stiff rows in islands with loops (Gauss–Seidel).
     pub(crate) joint_softness: Softness,
     /// Whether this is the step's first substep, where `break_under_error` is checked.
@@ -376,9 +381,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         if breaks {
             // The next substep takes the full preparation, which idles it.
             self.refresh = Refresh::Full;
+            // The impulse stands for `max_impulse / max_force` of time (`Substep::span`).
             cold.broken = Some(Break::force(
                 impulse_squared,
-                self.previous_h,
+                self.max_impulse / cold.settings.max_force,
                 cold.settings.max_force,
             ));
         }
@@ -793,6 +799,10 @@ pub(crate) trait ErasedStore: Send + Sync {
     );
     /// Reads back the impulses of the exact solve (and checks them against `max_force`).
     fn pull_direct(&mut self, direct: &DirectSystem);
+    /// Clears `plain[island]` for every acyclic island holding one of this store's
+    /// constraints that is not a stiff equality constraint: one with limits, a velocity
+    /// target, a spring, a force limit or breaking under error.
+    fn unmark_plain_islands(&self, direct: &DirectSystem, plain: &mut [bool]);
     /// Moves the bodies of stiff constraints whose inequality rows are violated at `poses`
     /// back onto their bounds (one non-linear Gauss–Seidel step per constraint): a limit
     /// reached during the substep holds at its end.
@@ -1205,7 +1215,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         c.clamp_force = clamp_force;
         e.force_checked = clamp_force || s.break_under_force;
-        e.max_impulse = s.max_force * h;
+        e.max_impulse = s.max_force * substep.span;
 
         // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
         // (inequalities) on the wrong side start from zero.
@@ -1957,6 +1967,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
             Self::warm_start(e, velocities);
+        }
+    }
+
+    fn unmark_plain_islands(&self, direct: &DirectSystem, plain: &mut [bool]) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            let Some(slot) = c.direct else { continue };
+            let s = &c.settings;
+            let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min != b.max);
+            if limited
+                || T::VELOCITY_ONLY
+                || !s.stiff
+                || s.max_force.is_finite()
+                || s.break_under_error
+            {
+                plain[direct.island(&slot)] = false;
+            }
         }
     }
 

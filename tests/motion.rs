@@ -1,0 +1,155 @@
+//! Bodies move as mechanics says, at the defaults (60 Hz): a rod pendulum's energy and
+//! elliptic-integral period, a whirled stone's speed, momentum of free islands, and chains
+//! released horizontal against Lagrange's equations in the links' angles. The bounds are
+//! the motion laws' (Box2D v3 at its default 4 substeps, measured in
+//! `shared/reference/fidelity.md`, for the chains).
+
+#[path = "support/mechanics.rs"]
+mod mechanics;
+
+use mechanics::*;
+use nape::{Body, PivotJoint, Space, Vec2};
+
+const HORIZONTAL: f64 = std::f64::consts::FRAC_PI_2;
+
+#[test]
+fn the_reference_chain_agrees_with_itself_at_half_its_step() {
+    let mut coarse = ChainReference::horizontal(10);
+    let mut fine = coarse.clone();
+    let start = coarse.energy();
+    coarse.advance(1.0, 1.0 / 1000.0);
+    fine.advance(1.0, 1.0 / 2000.0);
+    let apart = coarse
+        .centres()
+        .iter()
+        .zip(fine.centres())
+        .map(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]))
+        .fold(0.0, f64::max);
+    let drift = (fine.energy() - start).abs() / swing_energy(10);
+    println!("reference, 10 links, 1 s: 1 kHz and 2 kHz {apart:.2e} m apart, energy {drift:.1e}");
+    assert!(apart < 1e-7, "{apart}");
+    assert!(drift < 1e-9, "{drift}");
+}
+
+#[test]
+fn the_elliptic_period_matches_the_closed_forms() {
+    // `shared/reference/fidelity.md`, §2.
+    for (amplitude, period) in [(0.1, 1.63596), (HORIZONTAL, 1.92978), (3.0, 4.20380)] {
+        assert!((rod_period(amplitude) - period).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn a_rod_pendulum_keeps_its_energy_and_its_period() {
+    // (amplitude, energy bound, period bound), relative.
+    for (amplitude, energy, period) in [
+        (0.1, 1e-4, 1e-4),
+        (HORIZONTAL, 5e-4, 5e-4),
+        (3.0, 5e-3, 1e-2),
+    ] {
+        let run = swing_rod(amplitude, 20.0, |_| {});
+        let exact = rod_period(amplitude);
+        let off = run.period / exact - 1.0;
+        println!(
+            "rod released {amplitude:.3} rad from hanging, 20 s: energy within {:.4} %, period {:+.4} %",
+            100.0 * run.energy_drift,
+            100.0 * off
+        );
+        if amplitude > 1.0 {
+            assert!(run.energy_drift <= energy, "energy {}", run.energy_drift);
+        }
+        assert!(off.abs() <= period, "period {off}");
+    }
+}
+
+#[test]
+fn a_whirled_stone_keeps_its_speed() {
+    let change = whirl_stone(10.0, |_| {});
+    println!("whirled stone, 10 s: speed {:+.5} %", 100.0 * change);
+    assert!(change.abs() <= 1e-4, "{change}");
+}
+
+#[test]
+fn a_spinning_pair_keeps_its_momenta_and_its_energy() {
+    let (mut space, bodies) = spinning_pair();
+    let run = run_free(&mut space, &bodies, 10.0);
+    println!("spinning pair, 10 s: {run:?}");
+    assert!(run.linear_change <= 1e-4, "{run:?}");
+    assert!(run.angular_change.abs() <= 1e-4, "{run:?}");
+    // A stiff joint does no work.
+    assert!(run.kinetic_change.abs() <= 1e-3, "{run:?}");
+}
+
+#[test]
+fn a_free_chain_keeps_its_momenta() {
+    for links in [2, 10, 50] {
+        let (mut space, bodies) = chain_space(links, |i| 0.3 * (i as f64).sin());
+        // Unpinned from the static body, and thrown tumbling: every link moves with a
+        // velocity of its own, which the first step makes meet the joints by internal
+        // impulses alone.
+        let first = space.constraints().next().unwrap().id;
+        space.remove_constraint_id(first).unwrap();
+        for (i, &b) in bodies.iter().enumerate() {
+            let mut body = space.body_mut(b).unwrap();
+            let t = i as f32;
+            body.set_velocity(Vec2::new(1.0 + 0.1 * t.cos(), 0.5 * t.sin()))
+                .unwrap();
+            body.set_angular_velocity(2.0 - 0.05 * t).unwrap();
+        }
+        let run = run_free(&mut space, &bodies, 10.0);
+        println!("free chain of {links}, 10 s: {run:?}");
+        assert!(run.linear_change <= 1e-4, "{links} links: {run:?}");
+        assert!(run.angular_change.abs() <= 1e-4, "{links} links: {run:?}");
+    }
+}
+
+#[test]
+fn chains_released_horizontal_follow_the_exact_motion() {
+    // (links, seconds, distance after 1 s, energy lost at the end): at most Box2D v3's
+    // distance, and half its energy loss for 1 and 2 links, its loss for 10 and 50.
+    for (links, seconds, distance, lost) in [
+        (1, 10.0, 0.0006, 0.0055),
+        (2, 10.0, 0.004, 0.015),
+        (10, 5.0, 0.014, 0.05),
+        (50, 5.0, 0.08, 0.03),
+    ] {
+        let run = drop_chain(links, seconds, 2000.0, |_| {});
+        println!(
+            "{links} links: {:.5} m off the exact motion after 1 s, {:.3} % of the swing's energy lost after {seconds} s",
+            run.off_after_1s,
+            100.0 * run.energy_lost
+        );
+        assert!(run.off_after_1s <= distance, "{links} links: {run:?}");
+        assert!(run.energy_lost <= lost, "{links} links: {run:?}");
+        assert!(run.energy_lost >= -lost, "{links} links gained: {run:?}");
+    }
+}
+
+#[test]
+fn a_pendulum_swings_with_the_same_period_as_its_twin_without_joints_elsewhere() {
+    // Two rods in one space, one in each of two islands: islands step independently.
+    let mut space = Space::new();
+    space.gravity = Vec2::new(0.0, -GRAVITY as f32);
+    let mut rods = Vec::new();
+    for x in [0.0f32, 5.0] {
+        let pin = space
+            .add_body(Body::static_body().at(Vec2::new(x, 0.0)))
+            .unwrap();
+        let rod = space
+            .add_body(
+                Body::rectangle(LINK_LENGTH as f32, LINK_WIDTH as f32, 1.0)
+                    .at(Vec2::new(x + 0.5, 0.0)),
+            )
+            .unwrap();
+        space
+            .add_constraint(PivotJoint::new(pin, rod, Vec2::ZERO, Vec2::new(-0.5, 0.0)))
+            .unwrap();
+        rods.push(rod);
+    }
+    for _ in 0..300 {
+        space.step((1.0 / HZ) as f32);
+    }
+    let a = space.body(rods[0]).unwrap().position();
+    let b = space.body(rods[1]).unwrap().position() - Vec2::new(5.0, 0.0);
+    assert!(a.distance(b) < 1e-4, "{a} {b}");
+}
