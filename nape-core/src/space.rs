@@ -331,22 +331,20 @@ pub struct Space {
     pub substeps: u32,
     /// Substeps per step of the islands solved exactly (acyclic: chains, trees, ragdolls,
     /// bridges; see `direct_solve`), the most each takes with `adaptive_substeps`. An
-    /// exact solve needs no iterations, but fast spins and a loaded rope's transverse
-    /// modes need substeps: default 8 (a 200-link chain whipping through takes up to 5
-    /// for a few steps). 0 is treated as 1.
+    /// exact solve needs no iterations, but RATTLE's periods and energy need the motion
+    /// resolved: default 16 (a 200-link chain whipping through takes up to 16 for a few
+    /// steps, 2 or 3 otherwise). 0 is treated as 1.
     pub exact_substeps: u32,
-    /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs,
-    /// at least 1: enough that no body spins by more than 0.2 rad per substep, nor moves by
-    /// more than 1.5 rad of the transverse mode its joints' last forces stiffen along a
-    /// line (a rope of distance joints). The turning part of that mode (a loaded chain's
-    /// links under tension) is held instead by solving with more inertia where it would
-    /// turn by more than 1.5 rad. An island at rest (every body slower than Box2D's sleep
-    /// tolerances, 0.05 m/s and 0.035 rad/s) takes one, its loaded bodies solved with
-    /// more mass where the swing needs it (unless such a body has a soft joint, whose
-    /// spring is relative to the masses), which can only take energy out of what moves in
-    /// it. Default `true`: a 200-link chain hanging at rest takes 1, released horizontally
-    /// 1 (a few steps of the whip 2 to 4), the heavy ball swinging on its chain 1, five
-    /// ragdolls hung by a hand 1 or 2.
+    /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs:
+    /// enough that no body spins by more than 0.1 rad per substep, nor swings by more
+    /// than 1.5 rad in the transverse mode its joints' last forces stiffen (a loaded
+    /// chain or rope), and at least 2 for an island stepped by RATTLE (velocity Verlet's
+    /// period error is `(ω·h)²/24`). An island at rest (every body slower than Box2D's
+    /// sleep tolerances, 0.05 m/s and 0.035 rad/s) takes one, its loaded bodies solved
+    /// with more mass where the swing needs it (unless such a body has a soft joint,
+    /// whose spring is relative to the masses), which can only take energy out of what
+    /// moves in it. Default `true`: a 200-link chain hanging at rest takes 1, released
+    /// horizontally 2 or 3 (up to 16 for a few steps of the whip).
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
     /// islands with loops (meshes). Default 1.
