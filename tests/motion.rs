@@ -153,3 +153,52 @@ fn a_pendulum_swings_with_the_same_period_as_its_twin_without_joints_elsewhere()
     let b = space.body(rods[1]).unwrap().position() - Vec2::new(5.0, 0.0);
     assert!(a.distance(b) < 1e-4, "{a} {b}");
 }
+
+#[test]
+fn an_undamped_soft_pivot_oscillates_at_its_frequency_and_keeps_its_energy() {
+    for hertz in [1.0, 2.0, 5.0] {
+        let run = bounce_on_spring(hertz, 0.0, 20.0);
+        let off = 1.0 / (run.period * hertz) - 1.0;
+        println!(
+            "soft pivot {hertz} Hz, ζ = 0, 20 s: frequency {:+.3} %, energy within {:.3} %",
+            100.0 * off,
+            100.0 * run.energy_drift
+        );
+        assert!(off.abs() <= 5e-3, "{hertz} Hz: frequency {off}");
+        assert!(
+            run.energy_drift <= 5e-3,
+            "{hertz} Hz: energy {}",
+            run.energy_drift
+        );
+    }
+}
+
+#[test]
+fn a_damped_soft_pivot_decays_as_a_damped_oscillator() {
+    let (hertz, zeta) = (2.0, 0.1);
+    let run = bounce_on_spring(hertz, zeta, 3.0);
+    // Successive maxima of the sideways offset, and the decay between the first and the
+    // last against `exp(−ζ ω t)` over the damped period `2π / (ω √(1 − ζ²))`.
+    let peaks: Vec<(usize, f64)> = run
+        .offsets
+        .windows(3)
+        .enumerate()
+        .filter(|(_, w)| w[1] > w[0] && w[1] >= w[2] && w[1] > 0.0)
+        .map(|(k, w)| (k + 1, w[1]))
+        .collect();
+    assert!(peaks.len() >= 4, "{peaks:?}");
+    let omega = std::f64::consts::TAU * hertz;
+    let damped_period = std::f64::consts::TAU / (omega * (1.0 - zeta * zeta).sqrt());
+    let (first, last) = (peaks[0], peaks[peaks.len() - 1]);
+    let periods = (peaks.len() - 1) as f64;
+    let measured_period = (last.0 - first.0) as f64 / HZ / periods;
+    let measured_decrement = (first.1 / last.1).ln() / periods;
+    let decrement = zeta * omega * damped_period;
+    println!(
+        "soft pivot {hertz} Hz, ζ = {zeta}: period {measured_period:.4} s against {damped_period:.4}, \
+         log decrement {measured_decrement:.4} against {decrement:.4}"
+    );
+    // Peaks are read at the steps (1/60 s apart): the period within a step over the run.
+    assert!((measured_period - damped_period).abs() <= 1.0 / HZ / periods + 1e-3);
+    assert!((measured_decrement / decrement - 1.0).abs() <= 0.05);
+}

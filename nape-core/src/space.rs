@@ -23,6 +23,12 @@ pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 const STABLE_SWING: f32 = 1.5;
 const STABLE_SPIN: f32 = 0.1;
 
+/// The most a spring's own oscillation may turn (`ω·h`, rad) in one substep of an island
+/// RATTLE steps: velocity Verlet keeps an undamped spring's energy within `(ω·h)²/4` of its
+/// own and its frequency within `(ω·h)²/24`, 0.5% and 0.08% here. Stiffer springs take
+/// more substeps, up to `exact_substeps`.
+const SPRING_TURN: f32 = 0.14;
+
 /// The fewest substeps a moving island RATTLE steps takes when adapting (see
 /// `Space::run_substeps`): velocity Verlet's period error is `(ω·h)²/24` and its energy
 /// oscillates by about `(ω·h)²/8`, so at 60 Hz a 1 m rod pendulum's period is 0.017% short
@@ -422,6 +428,10 @@ struct IslandState {
     island_step_squared: Vec<f32>,
     /// `LOAD_UNKNOWN` and `SPRUNG` per body (see `ErasedStore::geometric_stiffness`).
     body_flags: Vec<u8>,
+    /// The largest `ω²` of the springs on each body (see `ErasedStore::spring_rates`) and
+    /// in each island.
+    body_spring: Vec<f32>,
+    island_spring: Vec<f32>,
     /// Whether each island has a constraint whose load is not known yet.
     island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
@@ -1725,6 +1735,11 @@ impl Space {
                 &mut self.islands.body_flags,
             );
         }
+        self.islands.body_spring.clear();
+        self.islands.body_spring.resize(self.poses.len(), 0.0);
+        for &s in &self.store_order {
+            self.stores[s].spring_rates(&mut self.islands.body_spring);
+        }
         self.islands.island_fastest.clear();
         self.islands
             .island_fastest
@@ -1783,7 +1798,8 @@ impl Space {
             // substeps. A non-finite load takes every substep.
             // In squared units of the turn each may take per substep.
             let swing = ((moving + turning) * (1.0 / (STABLE_SWING * STABLE_SWING)))
-                .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN)));
+                .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN)))
+                .max(self.islands.body_spring[b] * (1.0 / (SPRING_TURN * SPRING_TURN)));
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
@@ -1804,18 +1820,35 @@ impl Space {
         flush(&mut self.islands, current);
         self.mark_unloaded_islands();
         self.islands.island_step_squared.clear();
-        for (((n, &fastest), &restless), &plain) in self
+        // A resting island's springs still take the substeps they need.
+        self.islands.island_spring.clear();
+        self.islands
+            .island_spring
+            .resize(self.islands.island_substeps.len(), 0.0);
+        for (&island, &spring) in self
+            .islands
+            .body_island
+            .iter()
+            .zip(&self.islands.body_spring)
+        {
+            if island != NONE {
+                let k = island as usize;
+                self.islands.island_spring[k] = self.islands.island_spring[k].max(spring);
+            }
+        }
+        for ((((n, &fastest), &restless), &plain), &spring) in self
             .islands
             .island_substeps
             .iter_mut()
             .zip(&self.islands.island_fastest)
             .zip(&self.islands.island_restless)
             .zip(&self.islands.island_plain)
+            .zip(&self.islands.island_spring)
         {
             let needed = (fastest.sqrt() * dt).ceil();
             let fewest = if plain { MIN_RATTLE_SUBSTEPS } else { 1 };
             *n = if !restless {
-                1
+                ((spring.sqrt() * dt / SPRING_TURN).ceil() as u32).clamp(1, most)
             } else if needed.is_finite() {
                 (needed as u32).clamp(fewest.min(most), most)
             } else {
@@ -1925,6 +1958,8 @@ impl Space {
         let mut substep = Substep {
             h,
             span: h,
+            rattle: false,
+            kick: h,
             joint_softness: Softness::spring(
                 self.joint_hertz.min(SWEPT_HERTZ_PER_RATE / h),
                 self.joint_damping_ratio,
@@ -1953,6 +1988,8 @@ impl Space {
             // at its start and end (`finish_moving_step`), whole ones between substeps.
             let kick = if rattle && k == 0 { 0.5 * h } else { h };
             substep.span = if finish { kick + 0.5 * h } else { kick };
+            substep.rattle = rattle;
+            substep.kick = kick;
             for (((v, warm), motion), &island) in self
                 .velocities
                 .iter_mut()
@@ -2037,7 +2074,7 @@ impl Space {
                 if linear_finish {
                     // Gauss–Newton: the projection's rows at the poses it corrects; the
                     // final velocity solve below takes the same rows.
-                    self.rebase_exact_rows();
+                    self.rebase_exact_rows(None);
                     relinearized = Some(self.direct.factorisations());
                 }
                 self.islands.projection_start.clone_from(&self.poses);
@@ -2200,7 +2237,7 @@ impl Space {
                 v.angular += angular * (0.5 * h);
             }
         }
-        self.rebase_exact_rows();
+        self.rebase_exact_rows(Some(0.5 * h));
         let relinearized = self.direct.factorisations();
         // What the position solve left above `RELINEARIZED_SETTLED` (a link that turned too
         // far in a substep for the start's factor) is taken away by one Gauss–Newton
@@ -2530,14 +2567,19 @@ impl Space {
         // relax pass) need the undamped rows, and the step's body impulses what they
         // apply through them.
         self.islands.lm_damping.fill(0.0);
-        self.rebase_exact_rows();
+        self.rebase_exact_rows(None);
     }
 
     /// Moves the exact solve's constraints to `J` at the current poses within a substep
     /// (`ErasedStore::rebase_exact_rows`) and refactors.
-    fn rebase_exact_rows(&mut self) {
+    fn rebase_exact_rows(&mut self, spring_kick: Option<f32>) {
         for &s in &self.store_order {
-            self.stores[s].rebase_exact_rows(&self.poses, &self.velocities, &mut self.direct);
+            self.stores[s].rebase_exact_rows(
+                &self.poses,
+                &self.velocities,
+                &mut self.direct,
+                spring_kick,
+            );
         }
         self.direct.factor(Islands::All, &self.inverse_masses);
     }
@@ -3088,13 +3130,20 @@ mod tests {
         let unloaded = ConstraintSettings::default();
         assert!(!chosen_substeps_with(unloaded, 200, 0.0, 1, None).1);
         // Soft joints rest only where no body needs weighting: their springs are relative
-        // to the masses, which the weighting would make stiffer.
+        // to the masses, which the weighting would make stiffer. At rest or not, a spring
+        // takes the substeps that resolve it (30 Hz: every one of them).
         let soft = ConstraintSettings::soft(30.0, 1.0);
         let still = Some(Vec2::ZERO);
         assert_eq!(
             chosen_substeps_with(soft, 10, 0.0, 120, still),
-            (1, true),
+            (Space::new().exact_substeps, true),
             "soft, light"
+        );
+        let gentle = ConstraintSettings::soft(1.0, 1.0);
+        assert_eq!(
+            chosen_substeps_with(gentle, 10, 0.0, 120, still),
+            (1, true),
+            "soft, 1 Hz"
         );
         assert!(
             !chosen_substeps_with(soft, 10, 4000.0, 120, still).1,

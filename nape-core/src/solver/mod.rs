@@ -55,6 +55,11 @@ use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 pub(crate) struct Substep {
     /// Substep length.
     pub(crate) h: f32,
+    /// Whether the islands this substep solves step by RATTLE (`Space::run_substeps`):
+    /// their springs are kicks of velocity Verlet ([`verlet_spring`]).
+    pub(crate) rattle: bool,
+    /// The kick of the forces this substep takes (`h`, or `h/2` at a RATTLE step's first).
+    pub(crate) kick: f32,
     /// The time this substep's impulses stand for: `h`, but in a moving exact island's
     /// step (velocity Verlet) the first substep carries half a kick of the load and the
     /// last one and a half (its own and the step's closing half kick), so force limits
@@ -674,6 +679,39 @@ fn spring_bias<const D: usize>(
     (spring, bias)
 }
 
+/// The relative compliance standing for no damper at all in [`verlet_spring`]: the
+/// damper's share of the impulse is `1/γ₀` of the row's velocity error, below rounding.
+const UNDAMPED_COMPLIANCE: f32 = 1e8;
+
+/// A soft constraint's spring as velocity Verlet takes it (a RATTLE island): the kick
+/// `−kick·ω² K⁻¹ C` of the spring force at the poses the rows are taken at (explicit, so
+/// that an undamped spring keeps its energy without drift), with the damper `−2ζω K⁻¹ J v`
+/// implicit in the velocity it leaves, both relative to the row's effective mass as
+/// Nape's springs are. In the exact solve's compliance form `(K + γ₀K) λ = −(J v + b)`
+/// that is `γ₀ = 1/(2ζω·kick)` and `b = γ₀·kick·ω² C` (the kick clamped in length to
+/// `max_error`, as `spring_bias` clamps its bias).
+pub(crate) fn verlet_spring<const D: usize>(
+    settings: &ConstraintSettings,
+    error: &[f32; D],
+    kick: f32,
+) -> (Softness, [f32; D]) {
+    let omega = std::f32::consts::TAU * settings.frequency;
+    let damper = 2.0 * settings.damping * omega * kick;
+    let gamma = if damper > 1.0 / UNDAMPED_COMPLIANCE {
+        1.0 / damper
+    } else {
+        UNDAMPED_COMPLIANCE
+    };
+    let mut pull = error.map(|x| kick * omega * omega * x);
+    clamp_length(&mut pull, settings.max_error);
+    let spring = Softness {
+        bias_rate: 0.0,
+        mass_scale: 1.0 / (1.0 + gamma),
+        impulse_scale: gamma / (1.0 + gamma),
+    };
+    (spring, pull.map(|p| gamma * p))
+}
+
 /// `(w, C', inequality)` of every row for the error `c` and the bounds.
 #[inline]
 fn rows<const D: usize>(c: &[f32; D], bounds: &[Bounds; D]) -> ([f32; D], [f32; D], [bool; D]) {
@@ -868,12 +906,18 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Jacobian replaced, the step's body impulses keeping what this substep's impulse so
     /// far applied through the old one (so that the totals, summed again through the new
     /// `J` at the substep's end, still equal the momentum the constraint gave).
+    /// With `spring_kick` (the closing half kick of a RATTLE step), each spring's kick is
+    /// taken anew at `poses` ([`verlet_spring`]) for the velocity solve that follows.
     fn rebase_exact_rows(
         &mut self,
         poses: &[Pose],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
+        spring_kick: Option<f32>,
     );
+    /// Writes into `out[body]` the largest `ω²` of the springs solved exactly on each
+    /// body (a RATTLE island's substeps must resolve them).
+    fn spring_rates(&self, out: &mut [f32]);
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
@@ -1176,6 +1220,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let in_direct = c.direct.is_some();
         let (spring, soft_bias) = if T::VELOCITY_ONLY || s.stiff {
             (None, [0.0; D])
+        } else if substep.rattle && c.direct.is_some() {
+            let (spring, bias) = verlet_spring(&s, &error, substep.kick);
+            (Some(spring), bias)
         } else {
             let (spring, bias) = spring_bias(&s, &error, h);
             (Some(spring), bias)
@@ -1978,9 +2025,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let Some(slot) = c.direct else { continue };
             let s = &c.settings;
             let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min != b.max);
+            // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
+            // error is its position (no bounds) and with a frequency.
+            let spring = !s.stiff && (T::HAS_LIMITS || !(s.frequency > 0.0));
             if limited
+                || spring
                 || T::VELOCITY_ONLY
-                || !s.stiff
                 || s.max_force.is_finite()
                 || s.break_under_error
             {
@@ -2125,6 +2175,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         poses: &[Pose],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
+        spring_kick: Option<f32>,
     ) {
         if self.direct_entries == 0 {
             return;
@@ -2135,6 +2186,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             };
             e.rebase(c, jacobian);
+            if let Some(kick) = spring_kick
+                && !c.settings.stiff
+                && !T::VELOCITY_ONLY
+            {
+                let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+                let error = e.constraint.position_error(&slot_poses);
+                let (spring, bias) = verlet_spring(&c.settings, &error, kick);
+                let gamma = spring.relative_compliance();
+                // The solve that follows finds `Δλ` from `(K + γ₀K)Δλ = −(Jv + b) − γ₀Kλ`
+                // with `λ` this substep's impulse so far, already in the velocities: the
+                // kick is a new impulse, so `b` carries `−γ₀Kλ` back out.
+                e.bias[1] = std::array::from_fn(|i| {
+                    let held: f32 = (0..D).map(|j| k[i][j] * e.impulse[j]).sum();
+                    bias[i] - gamma * held
+                });
+                c.direct_compliance = gamma;
+            }
             Self::write_direct_rows(
                 e,
                 c,
@@ -2144,6 +2212,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 velocities,
                 direct,
             );
+        }
+    }
+
+    fn spring_rates(&self, out: &mut [f32]) {
+        if self.direct_entries == 0 || T::VELOCITY_ONLY {
+            return;
+        }
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            let s = &c.settings;
+            if c.direct.is_none() || s.stiff || !s.active || !s.frequency.is_finite() {
+                continue;
+            }
+            let omega = std::f32::consts::TAU * s.frequency;
+            for &b in &e.bodies {
+                out[b] = out[b].max(omega * omega);
+            }
         }
     }
 
