@@ -2027,7 +2027,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min != b.max);
             // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
             // error is its position (no bounds) and with a frequency.
-            let spring = !s.stiff && (T::HAS_LIMITS || !(s.frequency > 0.0));
+            let has_frequency = s.frequency > 0.0;
+            let spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
             if limited
                 || spring
                 || T::VELOCITY_ONLY
