@@ -106,6 +106,10 @@ const FINISHED: f32 = 1e-6;
 /// solve left, and the next one takes it with the rest.
 const APART: f32 = 1e-4;
 
+/// Rounds of iterative refinement of an island's closing velocity solve in its first
+/// step (see `Space::finish_moving_step`), for the error the `f32` effective masses leave.
+const REFINEMENTS: usize = 1;
+
 /// The most corrections of a moving island's SHAKE position solve per substep.
 const SHAKE_ITERATIONS: usize = 8;
 
@@ -121,6 +125,11 @@ const LIMIT_ROUNDS: usize = 8;
 /// v3 caps its contacts at 0.25; the grid's error is set by the springs' frequency alone
 /// (at 90 Hz, 0.28 m run max whether 5 substeps of 0.3 or 6 of 0.25).
 const SWEPT_HERTZ_PER_RATE: f32 = 0.3;
+
+/// A swept step shorter than this (s) keeps the stiffness of one this long: the soft step's
+/// bias pushes at `ω/(2ζ)·C` whatever the step, so a stiffness that grew with `1/dt` sent a
+/// chain stepped once by 1 µs between steps of 1/60 s to 1,000 m/s.
+const MIN_SWEPT_STEP: f32 = 1.0 / 240.0;
 
 /// The largest rotation of a dynamic body in one substep (Box2D's `b2_maxRotation`): the
 /// solver's linearisation means nothing beyond it.
@@ -1961,7 +1970,8 @@ impl Space {
             rattle: false,
             kick: h,
             joint_softness: Softness::spring(
-                self.joint_hertz.min(SWEPT_HERTZ_PER_RATE / h),
+                self.joint_hertz
+                    .min(SWEPT_HERTZ_PER_RATE / h.max(MIN_SWEPT_STEP / substeps as f32)),
                 self.joint_damping_ratio,
                 h,
             ),
@@ -2257,14 +2267,16 @@ impl Space {
             self.project_unsettled(false, FINISHED);
         }
         self.exact_solve(1, Islands::All);
-        // An island's first step solves again with the same factor (one round of iterative
+        // An island's first step solves again with the same factor (iterative
         // refinement): its effective masses are `f32`, which holds a light body's
         // `1/m` plus a heavy one's only to their ratio times 1e-7, and a light body holding
         // a heavy one at rest (1 kg and 1,000 t) left 2 mm/s of the heavy load's impulse in
         // its velocities. From the next step the loads are known and such an island rests
         // on weighted masses (`weigh_exact_bodies`).
         if self.mark_unsettled_where(|islands, k| islands.island_unloaded.get(k) == Some(&true)) {
-            self.exact_solve(1, Islands::Marked);
+            for _ in 0..REFINEMENTS {
+                self.exact_solve(1, Islands::Marked);
+            }
         }
         self.settle_active_set(1);
         if self.direct.factored_since(relinearized) {

@@ -1679,7 +1679,8 @@ mod kernels {
         } = system;
         let sn = item(supers, s);
         let at = item(nodes, i).block_offset;
-        if sn.from_mass {
+        let count = if B == 0 { sn.body_count } else { B };
+        if sn.from_mass && !masses_far_apart(&sn.bodies[..count], inverse_masses) {
             // Its constraint's own `K'`, which it computed for its rows anyway.
             for r in 0..N {
                 let row = sn.gamma_offset + r * N;
@@ -1696,7 +1697,6 @@ mod kernels {
         for (b, g) in block.iter_mut().zip(gamma) {
             *b = -g;
         }
-        let count = if B == 0 { sn.body_count } else { B };
         let stride = count * 3;
         let jac = &jacobian[sn.jacobian_offset..sn.jacobian_offset + N * stride];
         for (p, &b) in sn.bodies[..count].iter().enumerate() {
@@ -1724,6 +1724,27 @@ mod kernels {
             }
         }
     }
+
+    /// Whether the bodies' inverse masses are more than [`FAR_APART`] apart: then a
+    /// constraint's own `K'`, summed in `f32`, has lost the heavier body's share (1 kg
+    /// holding 1,000 t is 1 + 1e-6), which the block from `J` in `f64` keeps.
+    #[inline(always)]
+    fn masses_far_apart(bodies: &[u32], inverse_masses: &[InverseMass]) -> bool {
+        let (mut low, mut high) = (f32::INFINITY, 0.0f32);
+        for &b in bodies {
+            let m = item(inverse_masses, b as usize).mass;
+            if m < low {
+                low = m;
+            }
+            if m > high {
+                high = m;
+            }
+        }
+        high > FAR_APART * low
+    }
+
+    /// The ratio of two bodies' masses beyond which [`masses_far_apart`] holds.
+    const FAR_APART: f32 = 1e3;
 
     /// Inverts the blocks of run `r`'s nodes and, for each with a parent, forms their
     /// coupling `C` and subtracts `C A⁻¹ Cᵀ` from the parent's block.

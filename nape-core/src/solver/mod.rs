@@ -160,6 +160,10 @@ impl Softness {
 /// on its bound (`clamp_length` leaves it there up to rounding).
 const SATURATED: f32 = 1.0 - 1e-5;
 
+/// The most a warm start grows when the substep grows (`h / previous_h`): four times
+/// covers a step four times as long as the last (1/240 s to 1/60 s).
+const MAX_WARM_GROWTH: f32 = 4.0;
+
 /// Relative compliance of a stiff row in an exact solve: negligible for the answer, and
 /// enough to make redundant rows of one joint (a weld on top of a pivot) solvable.
 const STIFF_COMPLIANCE: f32 = 1e-9;
@@ -1130,9 +1134,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         e.inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
 
-        // Last substep's physical impulse, rescaled for a new h (Nape: jAcc *= dt/pre_dt).
+        // Last substep's physical impulse, rescaled for a new h (Nape: jAcc *= dt/pre_dt),
+        // by at most `MAX_WARM_GROWTH`: what a very short step's impulse holds beyond its
+        // forces' share (a swept row's push on its error) is not a force, and scaled by
+        // 1/60 s over 1 µs it flung a chain to 1,000 m/s.
         let scale = if e.previous_h > 0.0 {
-            h / e.previous_h
+            (h / e.previous_h).min(MAX_WARM_GROWTH)
         } else {
             0.0
         };
