@@ -2035,9 +2035,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
             // error is its position (no bounds) and with a frequency.
             let has_frequency = s.frequency > 0.0;
-            let spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
+            let linear_spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
             if limited
-                || spring
+                || linear_spring
                 || T::VELOCITY_ONLY
                 || s.max_force.is_finite()
                 || s.break_under_error
