@@ -2164,6 +2164,7 @@ impl Space {
             }
             // A swept substep another follows is prepared by its last sweep.
             let ahead = (self.prepare_ahead && !exact && k + 1 < substeps).then_some(&substep);
+
             self.solve_pass(1, self.relax_iterations, group, ahead);
             for &s in &self.store_order {
                 self.stores[s].end_substep(self.relax_iterations == 0, group, &mut self.direct);
@@ -2426,12 +2427,16 @@ impl Space {
                     warm_starts: &mut self.deferred_warm_starts,
                 };
                 for &s in &self.store_order {
-                    self.stores[s].sweep_ahead(&mut self.velocities, &mut ahead);
+                    self.stores[s].sweep_ahead(&mut self.velocities, &mut ahead, k == 0);
                 }
                 continue;
             }
+            // The relax pass's first sweep of the swept group takes `J` where the bodies
+            // now are (see `ErasedStore::sweep`).
+            let relinearize_at =
+                (pass == 1 && k == 0 && group == Group::Swept).then_some(self.poses.as_slice());
             for &s in &self.store_order {
-                self.stores[s].sweep(pass, &mut self.velocities, last, group);
+                self.stores[s].sweep(pass, &mut self.velocities, last, group, relinearize_at);
             }
         }
         if swept && sweeps > 0 {

@@ -926,12 +926,27 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses
     /// to the step's totals (one pass over them fewer).
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group);
+    /// With `relinearize_at`, each swept constraint first takes its `J` at those poses
+    /// (the drifted poses, at the relax pass's first sweep), so that its impulses act where
+    /// the bodies are: free of net torque about any point there, they keep the island's
+    /// angular momentum (`J` from the substep's start leaked 2% of a spinning loop's in
+    /// 10 s).
+    fn sweep(
+        &mut self,
+        pass: usize,
+        velocities: &mut [Velocity],
+        last: bool,
+        group: Group,
+        relinearize_at: Option<&[Pose]>,
+    );
     /// The final relax sweep of a swept substep that another follows in the step: the
     /// updates and totals of [`sweep`](Self::sweep), and each swept equality constraint
     /// refreshed for the next substep right after its update, its warm start into
     /// `ahead.warm_starts`; the next swept prepare skips the store if all were.
-    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>);
+    /// `first`: it is also the relax pass's first sweep, which relinearises (see
+    /// [`sweep`](Self::sweep)).
+    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool);
+
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
     fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem);
@@ -1450,11 +1465,24 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         share
     }
 
+    /// A swept constraint's `J` taken at `poses`, what its impulse so far applied counted
+    /// through the old one (`Entry::rebase`).
+    #[inline]
+    fn relinearize_swept_entry(e: &mut Entry<T, D, B>, c: &mut ColdEntry<D, B>, poses: &[Pose]) {
+        if !e.solving {
+            return;
+        }
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let jacobian = e.constraint.jacobian(&slot_poses);
+        e.rebase(c, jacobian);
+    }
+
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
     /// Jacobian (the world anchors, which turn with the bodies) and its positional bias
     /// anew; its effective mass, a preconditioner of the sweep that does not change what
     /// it converges to, is kept from the step's first substep. For an entry whose full
-    /// preparation this step left it [`Refresh::Swept`] and still `solving` (the caller checks);
+    /// preparation this step left it [`Refresh::Swept`] and still `solving` (the caller checks;
+    /// `jacobian_current`: `J` is already at `poses`, only the bias is taken);
     /// returns `false` (and does nothing) if its error is not finite, where the full
     /// preparation decides what to do.
     #[inline]
@@ -1463,6 +1491,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         c: &ColdEntry<D, B>,
         substep: &Substep,
         poses: &[Pose],
+        jacobian_current: bool,
     ) -> bool {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
@@ -1472,7 +1501,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if !error.iter().sum::<f32>().is_finite() {
             return false;
         }
-        e.jacobian = e.constraint.jacobian(slot_poses);
+        if !jacobian_current {
+            e.jacobian = e.constraint.jacobian(slot_poses);
+        }
         if e.stiff {
             let rate = substep.joint_softness.bias_rate;
             e.bias[0] = error.map(|x| rate * x);
@@ -1954,7 +1985,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if e.refresh == Refresh::Ready {
                     continue;
                 }
-                if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses) {
+                if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses, false) {
                     Self::warm_start(e, velocities);
                     continue;
                 }
@@ -2393,7 +2424,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn sweep(&mut self, pass: usize, velocities: &mut [Velocity], last: bool, group: Group) {
+    fn sweep(
+        &mut self,
+        pass: usize,
+        velocities: &mut [Velocity],
+        last: bool,
+        group: Group,
+        relinearize_at: Option<&[Pose]>,
+    ) {
         // Without exactly solved entries `direct` is `None` everywhere: not read, the
         // sweep stays on the entries' first cache lines.
         let any_direct = self.direct_entries > 0;
@@ -2413,20 +2451,27 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if group == Group::Exact {
                 continue;
             }
+            if let Some(poses) = relinearize_at {
+                Self::relinearize_swept_entry(e, c, poses);
+            }
             Self::update_swept(e, c, pass, last, velocities);
         }
     }
 
-    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>) {
+    fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool) {
         let any_direct = self.direct_entries > 0;
         let mut all_ready = true;
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
             if any_direct && c.direct.is_some() {
                 continue;
             }
+            if first {
+                Self::relinearize_swept_entry(e, c, ahead.poses);
+            }
             Self::update_swept(e, c, 1, true, velocities);
             if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
-                if Self::refresh_entry(e, c, ahead.substep, ahead.poses) {
+                // `J` is already at these poses (`relinearize_swept_entry`).
+                if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
                     e.refresh = Refresh::Ready;
                     Self::warm_start(e, ahead.warm_starts);
                     continue;
