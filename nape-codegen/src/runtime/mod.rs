@@ -17,6 +17,7 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 use crate::derive::{self, Derivation, DeriveError};
 use crate::errors::Errors;
+pub use crate::errors::closest;
 use crate::model::{self, Comparison, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};

@@ -112,32 +112,35 @@ impl Tape {
         self.inputs.len() + self.constants.len() + self.code.len()
     }
 
-    /// Evaluates the tape with the inputs `value_of` gives, writing output `k` to
-    /// `out[k]`. No allocation unless the tape needs more than 64 registers (then once per
-    /// thread, growing a reused buffer).
-    ///
-    /// # Panics
-    ///
-    /// If `out` is shorter than [`outputs`](Self::outputs).
+    /// Evaluates the tape with the inputs `value_of` gives, writing the outputs to `out`
+    /// and, once it is full, to `rest` (outputs beyond both are dropped). No allocation
+    /// unless the tape needs more than 64 registers (then once per thread, growing a
+    /// reused buffer).
     #[inline]
-    pub fn run(&self, value_of: impl Fn(Input) -> f32, out: &mut [f32]) {
+    pub fn run(&self, value_of: impl Fn(Input) -> f32, out: &mut [f32], rest: &mut [f32]) {
         let needed = self.registers();
         if needed <= STACK_REGISTERS {
             let mut registers = [0.0f32; STACK_REGISTERS];
-            self.run_in(&mut registers[..needed], value_of, out);
+            self.run_in(&mut registers[..needed], value_of, out, rest);
         } else {
             SCRATCH.with(|scratch| {
                 let mut scratch = scratch.borrow_mut();
                 if scratch.len() < needed {
                     scratch.resize(needed, 0.0);
                 }
-                self.run_in(&mut scratch[..needed], value_of, out);
+                self.run_in(&mut scratch[..needed], value_of, out, rest);
             });
         }
     }
 
     #[inline]
-    fn run_in(&self, registers: &mut [f32], value_of: impl Fn(Input) -> f32, out: &mut [f32]) {
+    fn run_in(
+        &self,
+        registers: &mut [f32],
+        value_of: impl Fn(Input) -> f32,
+        out: &mut [f32],
+        rest: &mut [f32],
+    ) {
         let (loaded, computed) = registers.split_at_mut(self.inputs.len() + self.constants.len());
         let (inputs, constants) = loaded.split_at_mut(self.inputs.len());
         for (register, &input) in inputs.iter_mut().zip(&self.inputs) {
@@ -180,7 +183,7 @@ impl Tape {
             };
             computed[k] = value;
         }
-        for (slot, &register) in out.iter_mut().zip(&self.outputs) {
+        for (slot, &register) in out.iter_mut().chain(rest).zip(&self.outputs) {
             let register = usize::from(register);
             *slot = if register < base {
                 loaded[register]
