@@ -155,8 +155,9 @@ pub struct Program {
 }
 
 /// Compiles a constraint from text: a `#[constraint(...)] struct ... { ... }`
-/// declaration as the macro takes it, or Nape's `SymbolicConstraint` language (told apart
-/// by the first character: `#[` begins the former).
+/// declaration as the macro takes it (with any doc comment and other attributes), or
+/// Nape's `SymbolicConstraint` language (told apart by the start: `#[`, `//` or `/*`
+/// begins the former).
 ///
 /// # Errors
 ///
@@ -171,7 +172,11 @@ pub fn compile(source: &str) -> Result<Program, Vec<Diagnostic>> {
             range: 0..0,
         }]);
     }
-    let result = if source.trim_start().starts_with("#[") {
+    let rust = ["#[", "//", "/*"];
+    let result = if rust
+        .iter()
+        .any(|start| source.trim_start().starts_with(start))
+    {
         rust_form(source)
     } else {
         nape_dsl::translate(source).and_then(|(args, item, defaults)| {
@@ -245,40 +250,43 @@ pub(crate) fn lex(text: &str) -> Result<TokenStream, Vec<Diagnostic>> {
     Ok(tokens)
 }
 
-/// `#[constraint(<args>)] <item>`.
+/// `#[constraint(<args>)] <item>`, among the item's other attributes (its doc comment,
+/// `derive`s), which are kept with it.
 fn rust_form(source: &str) -> Result<Program, Vec<Diagnostic>> {
-    let tokens = lex(source)?;
-    let mut trees = tokens.into_iter();
-    let pound = trees.next();
-    let attribute = match (pound, trees.next()) {
-        (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
-            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
-        {
-            g
+    let trees: Vec<TokenTree> = lex(source)?.into_iter().collect();
+    let mut args = None;
+    let mut item = TokenStream::new();
+    let mut at = 0;
+    while let [TokenTree::Punct(pound), TokenTree::Group(attribute), ..] = &trees[at..] {
+        if pound.as_char() != '#' || attribute.delimiter() != Delimiter::Bracket {
+            break;
         }
-        (Some(first), _) => {
-            return Err(vec![diagnostic(
-                first.span(),
-                "expected `#[constraint(...)]` before the struct",
-            )]);
+        let inner: Vec<TokenTree> = attribute.stream().into_iter().collect();
+        match &inner[..] {
+            [TokenTree::Ident(name), TokenTree::Group(arguments)]
+                if name == "constraint" && arguments.delimiter() == Delimiter::Parenthesis =>
+            {
+                if args.is_some() {
+                    return Err(vec![diagnostic(
+                        attribute.span(),
+                        "`#[constraint]` is given twice",
+                    )]);
+                }
+                args = Some(arguments.stream());
+            }
+            _ => item.extend(trees[at..at + 2].iter().cloned()),
         }
-        (None, _) => return Err(vec![diagnostic(Span::call_site(), "the source is empty")]),
+        at += 2;
+    }
+    let Some(args) = args else {
+        let span = trees.get(at).map_or_else(Span::call_site, TokenTree::span);
+        return Err(vec![diagnostic(
+            span,
+            "expected `#[constraint(...)]` before the struct",
+        )]);
     };
-    let mut inner = attribute.stream().into_iter();
-    let args = match (inner.next(), inner.next(), inner.next()) {
-        (Some(TokenTree::Ident(name)), Some(TokenTree::Group(args)), None)
-            if name == "constraint" && args.delimiter() == Delimiter::Parenthesis =>
-        {
-            args.stream()
-        }
-        _ => {
-            return Err(vec![diagnostic(
-                attribute.span(),
-                "expected the attribute `#[constraint(...)]`",
-            )]);
-        }
-    };
-    from_tokens(args, trees.collect())
+    item.extend(trees[at..].iter().cloned());
+    from_tokens(args, item)
 }
 
 /// The macro's pipeline on an attribute's arguments and a struct, then the tapes.
