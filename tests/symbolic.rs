@@ -594,3 +594,191 @@ fn gallery_joints_agree() {
         ConstraintSettings::default(),
     );
 }
+
+/// The seed's three `SymbolicConstraint` examples ("Nape Constraints", §5), verbatim.
+const SEED_WELD: &str = "
+  body body1, body2
+  vector anchor1, anchor2
+  scalar phase
+
+  constraint
+    let r1 = relative body1.rotation anchor1 in
+    let r2 = relative body2.rotation anchor2 in
+    { (body2.position + r2) - (body1.position + r1)
+      body2.rotation - body1.rotation - phase }
+";
+
+const SEED_DISTANCE: &str = "
+  body body1, body2
+  vector anchor1, anchor2
+  scalar jointMin, jointMax
+
+  limit jointMin 0 jointMax # 0 <= jointMin <= jointMax
+
+  constraint
+    let r1 = relative body1.rotation anchor1 in
+    let r2 = relative body2.rotation anchor2 in
+    |(body2.position + r2) - (body1.position + r1)|
+
+  limit constraint jointMin jointMax # jointMin <= constraint <= jointMax
+";
+
+const SEED_LINE: &str = "
+  body body1, body2
+  vector anchor1, anchor2, direction
+  scalar jointMin, jointMax
+
+  limit jointMin (-inf) jointMax # jointMin <= jointMax
+  limit |direction| eps inf # direction != 0
+
+  constraint
+    let r1 = relative body1.rotation anchor1 in
+    let r2 = relative body2.rotation anchor2 in
+    let dir = unit(relative body1.rotation direction) in
+    let del = (body2.position + r2) - (body1.position + r1) in
+    { dir dot del
+      dir cross del }
+
+  # limit first dimension of constraint between jointMin, jointMax
+  # and limit second dimension to exactly 0
+  limit constraint { jointMin 0 } { jointMax 0 }
+";
+
+#[test]
+fn seed_weld_is_the_weld_joint() {
+    let (a1, a2) = (Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.1));
+    let make = |h: &[BodyHandle]| {
+        with(
+            new::<3, 2, Equalities>(SEED_WELD),
+            &[("body1", h[0]), ("body2", h[1])],
+            &[("phase", 0.2)],
+            &[("anchor1", a1), ("anchor2", a2)],
+        )
+    };
+    let generated = |h: &[BodyHandle]| WeldJoint::new(h[0], h[1], a1, a2, 0.2);
+    let (h1, h2) = handles();
+    agree_on_random_states(
+        &generated(&[h1, h2]),
+        &make(&[h1, h2]),
+        [0, 1, 2],
+        SharedSlots::NONE,
+    );
+    agree_in_motion(
+        &two()[1..],
+        generated,
+        make,
+        ConstraintSettings::soft(5.0, 0.7),
+    );
+}
+
+#[test]
+fn seed_distance_is_the_distance_joint() {
+    let (a1, a2) = (Vec2::new(0.2, 0.0), Vec2::new(-0.2, 0.05));
+    let make = |h: &[BodyHandle]| {
+        with(
+            new::<1, 2, Limited>(SEED_DISTANCE),
+            &[("body1", h[0]), ("body2", h[1])],
+            &[("jointMin", 0.5), ("jointMax", 1.2)],
+            &[("anchor1", a1), ("anchor2", a2)],
+        )
+    };
+    let generated = |h: &[BodyHandle]| DistanceJoint::new(h[0], h[1], a1, a2, 0.5, 1.2);
+    let (h1, h2) = handles();
+    agree_on_random_states(
+        &generated(&[h1, h2]),
+        &make(&[h1, h2]),
+        [0],
+        SharedSlots::NONE,
+    );
+    agree_in_motion(&two()[..2], generated, make, ConstraintSettings::default());
+    // `limit jointMin 0 jointMax` is a validation rule.
+    let mut bad = make(&[h1, h2]);
+    bad.set_scalar("jointMin", -0.1).unwrap();
+    assert!(bad.validate().is_err());
+}
+
+#[test]
+fn seed_line_is_the_line_joint_with_its_rows_swapped() {
+    let (a1, a2, axis) = (Vec2::new(0.1, 0.0), Vec2::ZERO, Vec2::new(1.0, -1.0));
+    let make = |h: &[BodyHandle]| {
+        with(
+            new::<2, 2, Limited>(SEED_LINE),
+            &[("body1", h[0]), ("body2", h[1])],
+            &[("jointMin", -1.0), ("jointMax", 1.0)],
+            &[("anchor1", a1), ("anchor2", a2), ("direction", axis)],
+        )
+    };
+    let generated = |h: &[BodyHandle]| LineJoint::new(h[0], h[1], a1, a2, axis, -1.0, 1.0);
+    let (h1, h2) = handles();
+    // The seed's rows are (along, across); the builtin's (across, along).
+    agree_on_random_states(
+        &generated(&[h1, h2]),
+        &make(&[h1, h2]),
+        [1, 0],
+        SharedSlots::NONE,
+    );
+    let mut bad = make(&[h1, h2]);
+    bad.set_vector("direction", Vec2::ZERO).unwrap();
+    assert!(bad.validate().is_err(), "`limit |direction| eps inf`");
+}
+
+#[test]
+fn parameters_are_typed_by_name() {
+    let mut weld = new::<3, 2, Equalities>(SEED_WELD);
+    weld.set_scalar("phase", 0.3).unwrap();
+    assert_eq!(weld.scalar("phase").unwrap(), 0.3);
+    let unknown = weld.set_scalar("phse", 1.0).unwrap_err();
+    assert!(
+        unknown.to_string().contains("did you mean `phase`?"),
+        "{unknown}"
+    );
+    let wrong = weld.set_vector("phase", Vec2::ONE).unwrap_err();
+    assert!(
+        matches!(wrong, nape::symbolic::SymbolicError::WrongKind { .. }),
+        "{wrong}"
+    );
+    let shape = SymbolicConstraint::<2, 2>::new(SEED_WELD).unwrap_err();
+    assert!(
+        matches!(shape, nape::symbolic::SymbolicError::Shape { .. }),
+        "{shape}"
+    );
+}
+
+#[test]
+fn snapshots_carry_the_source_and_parameters() {
+    use nape::SnapshotRegistry;
+    let mut registry = SnapshotRegistry::new();
+    registry.register::<SymbolicConstraint<3, 2>, 3, 2>();
+    let mut space = Space::new();
+    space.gravity = Vec2::new(0.0, -10.0);
+    let ground = space.add_body(Body::static_body()).unwrap();
+    let a = space.add_body(plank(1.0, 0.0)).unwrap();
+    let weld = with(
+        new::<3, 2, Equalities>(SEED_WELD),
+        &[("body1", ground), ("body2", a)],
+        &[("phase", 0.1)],
+        &[("anchor1", Vec2::new(0.5, 0.0))],
+    );
+    space
+        .add_constraint_with(weld, ConstraintSettings::soft(3.0, 0.2))
+        .unwrap();
+    for _ in 0..30 {
+        space.step(1.0 / 60.0);
+    }
+    let bytes = space.snapshot().to_bytes(&registry).unwrap();
+    let mut restored = Space::new();
+    restored.restore(&nape::Snapshot::from_bytes(&bytes, &registry).unwrap());
+    for _ in 0..60 {
+        space.step(1.0 / 60.0);
+        restored.step(1.0 / 60.0);
+    }
+    assert_eq!(
+        space.body(a).unwrap().position(),
+        restored.body(a).unwrap().position()
+    );
+    // A corrupted source is a typed error, never a panic.
+    let at = bytes.windows(4).position(|w| w == b"body").unwrap();
+    let mut corrupt = bytes.clone();
+    corrupt[at] = b'(';
+    assert!(nape::Snapshot::from_bytes(&corrupt, &registry).is_err());
+}
