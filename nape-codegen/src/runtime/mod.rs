@@ -172,8 +172,51 @@ pub fn compile(source: &str) -> Result<Program, Vec<Diagnostic>> {
             range: 0..0,
         }]);
     }
+    on_large_stack(|| {
+        let result = compile_here(source);
+        // The spans of this source are no longer needed: without this, each compilation
+        // would keep a copy of its text in proc-macro2's per-thread source map.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        result
+    })
+}
+
+/// The stack a compilation runs on: parsing, lowering and differentiating recurse once
+/// per level of the expression, which [`MAX_TOKENS`] bounds (a chain of 1,000 unary
+/// minuses overflows a test thread's 2 MiB in a debug build).
+const STACK_BYTES: usize = 256 << 20;
+
+/// Runs `work` on a thread of its own with a [`STACK_BYTES`] stack (only the pages used
+/// are committed); where threads are unavailable (wasm), on this one.
+fn on_large_stack(
+    work: impl FnOnce() -> Result<Program, Vec<Diagnostic>> + Send,
+) -> Result<Program, Vec<Diagnostic>> {
+    if cfg!(target_family = "wasm") {
+        return work();
+    }
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("nape-compile".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, work)
+        {
+            Ok(thread) => thread.join().unwrap_or_else(|_| {
+                Err(vec![Diagnostic {
+                    message: "the compiler failed on this source".into(),
+                    range: 0..0,
+                }])
+            }),
+            Err(error) => Err(vec![Diagnostic {
+                message: format!("cannot start the compiler's thread: {error}"),
+                range: 0..0,
+            }]),
+        }
+    })
+}
+
+fn compile_here(source: &str) -> Result<Program, Vec<Diagnostic>> {
     let rust = ["#[", "//", "/*"];
-    let result = if rust
+    if rust
         .iter()
         .any(|start| source.trim_start().starts_with(start))
     {
@@ -191,11 +234,7 @@ pub fn compile(source: &str) -> Result<Program, Vec<Diagnostic>> {
             }
             Ok(program)
         })
-    };
-    // The spans of this source are no longer needed: without this, each compilation
-    // would keep a copy of its text in proc-macro2's per-thread source map.
-    proc_macro2::extra::invalidate_current_thread_spans();
-    result
+    }
 }
 
 fn diagnostic(span: Span, message: impl Into<String>) -> Diagnostic {
