@@ -234,11 +234,11 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
     ) {
         for s in 0..BODIES {
             let mut p = [0.0f32; 3];
-            for i in 0..DIM {
-                let entry = &jacobian.rows[i][s];
-                p[0] += entry[0] * impulse[i];
-                p[1] += entry[1] * impulse[i];
-                p[2] += entry[2] * impulse[i];
+            for (row, &lambda) in jacobian.rows.iter().zip(impulse) {
+                let entry = &row[s];
+                p[0] += entry[0] * lambda;
+                p[1] += entry[1] * lambda;
+                p[2] += entry[2] * lambda;
             }
             let m = &inverse_masses[s];
             let v = &mut velocities[bodies[s]];
