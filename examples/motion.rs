@@ -13,7 +13,11 @@ use mechanics::*;
 fn main() {
     let defaults = |_: &mut nape::Space| {};
     println!("rod pendulum (1 m, pinned at one end), 20 s:");
-    for (name, amplitude) in [("0.1 rad", 0.1), ("horizontal", std::f64::consts::FRAC_PI_2), ("172°", 3.0)] {
+    for (name, amplitude) in [
+        ("0.1 rad", 0.1),
+        ("horizontal", std::f64::consts::FRAC_PI_2),
+        ("172°", 3.0),
+    ] {
         let run = swing_rod(amplitude, 20.0, defaults);
         let exact = rod_period(amplitude);
         println!(

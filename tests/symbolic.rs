@@ -265,13 +265,12 @@ fn handles() -> (BodyHandle, BodyHandle) {
     (a, b)
 }
 
-#[test]
-fn weld_agrees() {
+/// The weld compiled from `source` against `WeldJoint`.
+fn weld_case(source: &str) {
     let (a1, a2) = (Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.1));
-    let source = builtin(WELD, "WeldJoint");
     let make = |h: &[BodyHandle]| {
         with(
-            new::<3, 2, Equalities>(&source),
+            new::<3, 2, Equalities>(source),
             &[("body1", h[0]), ("body2", h[1])],
             &[("phase", 0.2)],
             &[("anchor1", a1), ("anchor2", a2)],
@@ -291,6 +290,11 @@ fn weld_agrees() {
         make,
         ConstraintSettings::soft(5.0, 0.7),
     );
+}
+
+#[test]
+fn weld_agrees() {
+    weld_case(&builtin(WELD, "WeldJoint"));
 }
 
 #[test]
@@ -319,15 +323,15 @@ fn angle_agrees() {
     agree_in_motion(&bodies, generated, make, ConstraintSettings::default());
 }
 
-#[test]
-fn distance_agrees() {
+/// The distance joint compiled from `source` (its bounds named `min` and `max`) against
+/// `DistanceJoint`; a negative `min` breaks a rule.
+fn distance_case(source: &str, min: &str, max: &str) {
     let (a1, a2) = (Vec2::new(0.2, 0.0), Vec2::new(-0.2, 0.05));
-    let source = builtin(DISTANCE, "DistanceJoint");
     let make = |h: &[BodyHandle]| {
         with(
-            new::<1, 2, Limited>(&source),
+            new::<1, 2, Limited>(source),
             &[("body1", h[0]), ("body2", h[1])],
-            &[("joint_min", 0.5), ("joint_max", 1.2)],
+            &[(min, 0.5), (max, 1.2)],
             &[("anchor1", a1), ("anchor2", a2)],
         )
     };
@@ -340,6 +344,18 @@ fn distance_agrees() {
         SharedSlots::NONE,
     );
     agree_in_motion(&two()[..2], generated, make, ConstraintSettings::default());
+    let mut bad = make(&[h1, h2]);
+    bad.set_scalar(min, -0.1).unwrap();
+    assert!(bad.validate().is_err());
+}
+
+#[test]
+fn distance_agrees() {
+    distance_case(
+        &builtin(DISTANCE, "DistanceJoint"),
+        "joint_min",
+        "joint_max",
+    );
 }
 
 #[test]
@@ -646,55 +662,13 @@ const SEED_LINE: &str = "
 
 #[test]
 fn seed_weld_is_the_weld_joint() {
-    let (a1, a2) = (Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.1));
-    let make = |h: &[BodyHandle]| {
-        with(
-            new::<3, 2, Equalities>(SEED_WELD),
-            &[("body1", h[0]), ("body2", h[1])],
-            &[("phase", 0.2)],
-            &[("anchor1", a1), ("anchor2", a2)],
-        )
-    };
-    let generated = |h: &[BodyHandle]| WeldJoint::new(h[0], h[1], a1, a2, 0.2);
-    let (h1, h2) = handles();
-    agree_on_random_states(
-        &generated(&[h1, h2]),
-        &make(&[h1, h2]),
-        [0, 1, 2],
-        SharedSlots::NONE,
-    );
-    agree_in_motion(
-        &two()[1..],
-        generated,
-        make,
-        ConstraintSettings::soft(5.0, 0.7),
-    );
+    weld_case(SEED_WELD);
 }
 
 #[test]
 fn seed_distance_is_the_distance_joint() {
-    let (a1, a2) = (Vec2::new(0.2, 0.0), Vec2::new(-0.2, 0.05));
-    let make = |h: &[BodyHandle]| {
-        with(
-            new::<1, 2, Limited>(SEED_DISTANCE),
-            &[("body1", h[0]), ("body2", h[1])],
-            &[("jointMin", 0.5), ("jointMax", 1.2)],
-            &[("anchor1", a1), ("anchor2", a2)],
-        )
-    };
-    let generated = |h: &[BodyHandle]| DistanceJoint::new(h[0], h[1], a1, a2, 0.5, 1.2);
-    let (h1, h2) = handles();
-    agree_on_random_states(
-        &generated(&[h1, h2]),
-        &make(&[h1, h2]),
-        [0],
-        SharedSlots::NONE,
-    );
-    agree_in_motion(&two()[..2], generated, make, ConstraintSettings::default());
-    // `limit jointMin 0 jointMax` is a validation rule.
-    let mut bad = make(&[h1, h2]);
-    bad.set_scalar("jointMin", -0.1).unwrap();
-    assert!(bad.validate().is_err());
+    // `limit jointMin 0 jointMax` is the rule a negative `jointMin` breaks.
+    distance_case(SEED_DISTANCE, "jointMin", "jointMax");
 }
 
 #[test]

@@ -317,9 +317,8 @@ pub fn upward_crossings(signal: &[f64], dt: f64) -> Vec<f64> {
 /// The mean period of a signal from its first to its last upward crossing.
 pub fn mean_period(signal: &[f64], dt: f64) -> Option<f64> {
     let crossings = upward_crossings(signal, dt);
-    (crossings.len() >= 2).then(|| {
-        (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64
-    })
+    (crossings.len() >= 2)
+        .then(|| (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64)
 }
 
 /// Steps per second of every measured scene.

@@ -18,7 +18,8 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use crate::derive::{self, Derivation, DeriveError};
 use crate::errors::Errors;
 pub use crate::errors::closest;
-use crate::model::{self, Comparison, Mode, Model};
+pub use crate::model::Comparison as Check;
+use crate::model::{self, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};
 use tape::TapeBuilder;
@@ -59,38 +60,6 @@ pub enum Kind {
     Position,
     /// `velocity = ...`.
     Velocity,
-}
-
-/// A comparison of a validation rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
-    /// `<`
-    Less,
-    /// `<=`
-    LessEqual,
-    /// `>`
-    Greater,
-    /// `>=`
-    GreaterEqual,
-    /// `==`
-    Equal,
-    /// `!=`
-    NotEqual,
-}
-
-impl Check {
-    /// Whether `left <op> right` holds.
-    #[must_use]
-    pub fn holds(self, left: f32, right: f32) -> bool {
-        match self {
-            Check::Less => left < right,
-            Check::LessEqual => left <= right,
-            Check::Greater => left > right,
-            Check::GreaterEqual => left >= right,
-            Check::Equal => left == right,
-            Check::NotEqual => left != right,
-        }
-    }
 }
 
 /// A rule of `validate = [...]` over the parameters: outputs `left` and `right` of
@@ -457,14 +426,7 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         .map(|rule| Rule {
             text: rule.text.clone(),
             left: index_of(rule.left),
-            check: match rule.comparison {
-                Comparison::Less => Check::Less,
-                Comparison::LessEqual => Check::LessEqual,
-                Comparison::Greater => Check::Greater,
-                Comparison::GreaterEqual => Check::GreaterEqual,
-                Comparison::Equal => Check::Equal,
-                Comparison::NotEqual => Check::NotEqual,
-            },
+            check: rule.comparison,
             right: index_of(rule.right),
         })
         .collect();
@@ -473,19 +435,6 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         builder.output(&parameter_roots)?;
         builder.finish()?
     };
-    let bound_roots: Vec<Id> = model
-        .limits
-        .iter()
-        .flatten()
-        .flat_map(|b| [b.min, b.max])
-        .flatten()
-        .collect();
-    let mut scalar_in_bounds = vec![false; model.scalars.len()];
-    for id in graph.reachable(&bound_roots) {
-        if let crate::symbolic::Node::Leaf(Leaf::Scalar(k)) = graph.node(id) {
-            scalar_in_bounds[usize::from(k)] = true;
-        }
-    }
     Ok(Program {
         name: model.name.to_string(),
         kind: if velocity {
@@ -502,7 +451,7 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         distinct_bodies: model.distinct_bodies.clone(),
         scalar_defaults: vec![0.0; model.scalars.len()],
         vector_defaults: vec![[0.0; 2]; model.vectors.len()],
-        scalar_in_bounds,
+        scalar_in_bounds: model.scalars_in_bounds(),
         position,
         jacobian,
         stiffness,
