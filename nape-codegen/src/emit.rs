@@ -689,19 +689,7 @@ fn validate_block(model: &Model) -> TokenStream {
     let krate = &model.krate;
     let private = quote!(#krate::__private);
     let name_text = model.name.to_string();
-    let bound_roots: Vec<Id> = model
-        .limits
-        .iter()
-        .flatten()
-        .flat_map(|b| [b.min, b.max])
-        .flatten()
-        .collect();
-    let mut in_bounds = vec![false; model.scalars.len()];
-    for id in graph.reachable(&bound_roots) {
-        if let Node::Leaf(Leaf::Scalar(k)) = graph.node(id) {
-            in_bounds[usize::from(k)] = true;
-        }
-    }
+    let in_bounds = model.scalars_in_bounds();
     // Every check: `if fails { return Err(InvalidParameter { .. }) }`.
     let check = |fails: TokenStream, rule: &str, value: TokenStream| {
         quote! {

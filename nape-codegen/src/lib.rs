@@ -24,6 +24,8 @@ mod emit;
 mod errors;
 mod model;
 mod parse;
+#[cfg(feature = "runtime")]
+pub mod runtime;
 mod symbolic;
 
 /// Expands `#[constraint(<args>)] <item>`. Never panics: every mistake becomes a

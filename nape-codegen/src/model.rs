@@ -94,6 +94,42 @@ pub struct Model {
     pub source: TokenStream,
 }
 
+impl Model {
+    /// Per scalar parameter, whether it appears in a row's bounds (then it may be
+    /// infinite, an open end; every other number must be finite).
+    pub fn scalars_in_bounds(&self) -> Vec<bool> {
+        let bound_roots: Vec<Id> = self
+            .limits
+            .iter()
+            .flatten()
+            .flat_map(|b| [b.min, b.max])
+            .flatten()
+            .collect();
+        let mut in_bounds = vec![false; self.scalars.len()];
+        for id in self.graph.reachable(&bound_roots) {
+            if let crate::symbolic::Node::Leaf(Leaf::Scalar(k)) = self.graph.node(id) {
+                in_bounds[usize::from(k)] = true;
+            }
+        }
+        in_bounds
+    }
+}
+
+impl Comparison {
+    /// Whether `left <op> right` holds.
+    #[must_use]
+    pub fn holds(self, left: f32, right: f32) -> bool {
+        match self {
+            Comparison::Less => left < right,
+            Comparison::LessEqual => left <= right,
+            Comparison::Greater => left > right,
+            Comparison::GreaterEqual => left >= right,
+            Comparison::Equal => left == right,
+            Comparison::NotEqual => left != right,
+        }
+    }
+}
+
 /// A typed value during lowering.
 #[derive(Clone, Debug)]
 enum Value {

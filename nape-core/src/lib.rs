@@ -31,6 +31,8 @@ pub mod settings;
 pub mod snapshot;
 pub mod solver;
 pub mod space;
+#[cfg(feature = "symbolic")]
+pub mod symbolic;
 pub mod types;
 
 pub use body::{Body, BodyHandle, BodyKind, BodyMut, MassProperties};

@@ -437,7 +437,7 @@ impl SnapshotFields for Body {
 }
 
 /// A sequence: its length as `u32`, then its items.
-fn write_list<T: SnapshotFields>(items: &[T], out: &mut Vec<u8>) {
+pub(crate) fn write_list<T: SnapshotFields>(items: &[T], out: &mut Vec<u8>) {
     u32::try_from(items.len())
         .expect("fewer than 2³² items")
         .write_snapshot(out);
@@ -448,7 +448,7 @@ fn write_list<T: SnapshotFields>(items: &[T], out: &mut Vec<u8>) {
 
 /// Reads a [`write_list`]; allocation grows with the bytes actually read, so a corrupted
 /// length cannot reserve memory the input does not back.
-fn read_list<T: SnapshotFields>(input: &mut &[u8]) -> Result<Vec<T>, SnapshotError> {
+pub(crate) fn read_list<T: SnapshotFields>(input: &mut &[u8]) -> Result<Vec<T>, SnapshotError> {
     let n = u32::read_snapshot(input)?;
     let mut items = Vec::new();
     for _ in 0..n {

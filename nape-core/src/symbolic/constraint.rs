@@ -1,0 +1,272 @@
+//! [`Constraint`] for [`SymbolicConstraint`]: the tapes for `c(q)`, `J` and the geometric
+//! stiffness; dense products of `J` for the rest.
+
+use nape_codegen::runtime::{Axis, Input};
+
+use super::{RowKind, SymbolicConstraint};
+use crate::body::BodyHandle;
+use crate::constraint::{Bounds, Constraint, InvalidParameter, SharedSlots};
+use crate::types::{InverseMass, Pose, Velocity};
+
+/// A [`SymbolicConstraint`]'s per-step Jacobian: `J` dense, `rows[i][s] = [∂c_i/∂x_s,
+/// ∂c_i/∂y_s, ∂c_i/∂θ_s]`, and a velocity constraint's `b`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SymbolicJacobian<const DIM: usize, const BODIES: usize> {
+    /// `J`.
+    pub rows: [[[f32; 3]; BODIES]; DIM],
+    /// The constant part `b` of a velocity constraint's `J·v + b` (zero otherwise).
+    pub bias: [f32; DIM],
+}
+
+impl<const DIM: usize, const BODIES: usize> Default for SymbolicJacobian<DIM, BODIES> {
+    fn default() -> Self {
+        Self {
+            rows: [[[0.0; 3]; BODIES]; DIM],
+            bias: [0.0; DIM],
+        }
+    }
+}
+
+impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, BODIES, K> {
+    /// The value of a tape input at these poses (velocities and forces are not inputs of
+    /// the tapes that read poses, except the stiffness's force).
+    #[inline]
+    fn input(&self, input: Input, poses: &[Pose; BODIES], force: &[f32; DIM]) -> f32 {
+        let pose = |s: u8| poses.get(usize::from(s));
+        match input {
+            Input::Pose(s, Axis::X) => pose(s).map_or(0.0, |p| p.position.x),
+            Input::Pose(s, Axis::Y) => pose(s).map_or(0.0, |p| p.position.y),
+            Input::Pose(s, Axis::Angle) => pose(s).map_or(0.0, |p| p.angle),
+            Input::Cos(s) => pose(s).map_or(1.0, |p| p.cos),
+            Input::Sin(s) => pose(s).map_or(0.0, |p| p.sin),
+            Input::Force(i) => force.get(usize::from(i)).copied().unwrap_or(0.0),
+            Input::Velocity(..) => 0.0,
+            parameter => self.parameter(parameter),
+        }
+    }
+
+    #[inline]
+    fn parameter(&self, input: Input) -> f32 {
+        match input {
+            Input::Scalar(k) => self.scalars.get(usize::from(k)).copied().unwrap_or(0.0),
+            Input::VectorX(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v.x),
+            Input::VectorY(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v.y),
+            _ => 0.0,
+        }
+    }
+
+    pub(super) fn run_parameters(&self, out: &mut [f32]) {
+        self.compiled
+            .program
+            .parameters
+            .run(|input| self.parameter(input), out, &mut []);
+    }
+
+    fn check_parameters(&self) -> Result<(), (String, String)> {
+        let program = &self.compiled.program;
+        for (k, (&value, name)) in self.scalars.iter().zip(&program.scalars).enumerate() {
+            if program.scalar_in_bounds[k] {
+                if value.is_nan() {
+                    return Err((format!("{name} is not NaN"), format!("{value:?}")));
+                }
+            } else if !value.is_finite() {
+                return Err((format!("{name} is finite"), format!("{value:?}")));
+            }
+        }
+        for (value, name) in self.vectors.iter().zip(&program.vectors) {
+            if !value.is_finite() {
+                return Err((format!("{name} is finite"), format!("{value:?}")));
+            }
+        }
+        for (a, b, text) in &program.distinct_bodies {
+            if self.bodies[*a] == self.bodies[*b] {
+                return Err((text.clone(), format!("both are {:?}", self.bodies[*a])));
+            }
+        }
+        let mut values = vec![0.0; program.parameters.outputs()];
+        self.run_parameters(&mut values);
+        for (row, &(min, max)) in program.limits.iter().flatten().enumerate() {
+            let (Some(min), Some(max)) = (min, max) else {
+                continue;
+            };
+            let (low, high) = (values[min], values[max]);
+            if min == max || low == high {
+                if !low.is_finite() {
+                    let rule = format!("the bound of row {row} is finite");
+                    return Err((rule, format!("{low:?}")));
+                }
+            } else if low > high || low.is_nan() || high.is_nan() {
+                let rule = format!("row {row}: min <= max, and equal bounds are finite");
+                return Err((rule, format!("min = {low:?}, max = {high:?}")));
+            }
+        }
+        for rule in &program.rules {
+            let (left, right) = (values[rule.left], values[rule.right]);
+            if !rule.check.holds(left, right) {
+                return Err((rule.text.clone(), format!("{left:?}, {right:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
+    for SymbolicConstraint<DIM, BODIES, K>
+{
+    type Jacobian = SymbolicJacobian<DIM, BODIES>;
+
+    const NAME: &'static str = K::NAMES[DIM][BODIES];
+    const VELOCITY_ONLY: bool = K::VELOCITY;
+    const HAS_LIMITS: bool = K::LIMITS;
+
+    fn bodies(&self) -> [BodyHandle; BODIES] {
+        self.bodies
+    }
+
+    fn set_bodies(&mut self, bodies: [BodyHandle; BODIES]) {
+        self.bodies = bodies;
+    }
+
+    fn validate(&self) -> Result<(), InvalidParameter> {
+        self.check_parameters()
+            .map_err(|(rule, value)| InvalidParameter {
+                constraint: Self::NAME,
+                rule,
+                value,
+            })
+    }
+
+    fn bounds(&self) -> [Bounds; DIM] {
+        self.bounds
+    }
+
+    #[inline]
+    fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM] {
+        let mut out = [0.0; DIM];
+        let none = [0.0; DIM];
+        self.compiled.program.position.run(
+            |input| self.input(input, poses, &none),
+            &mut out,
+            &mut [],
+        );
+        out
+    }
+
+    #[inline]
+    fn velocity_bias(&self, jacobian: &Self::Jacobian) -> [f32; DIM] {
+        jacobian.bias
+    }
+
+    #[inline]
+    fn jacobian(&self, poses: &[Pose; BODIES]) -> Self::Jacobian {
+        let mut jacobian = Self::Jacobian::default();
+        let none = [0.0; DIM];
+        self.compiled.program.jacobian.run(
+            |input| self.input(input, poses, &none),
+            jacobian.rows.as_flattened_mut().as_flattened_mut(),
+            &mut jacobian.bias,
+        );
+        jacobian
+    }
+
+    #[inline]
+    fn effective_mass(
+        &self,
+        jacobian: &Self::Jacobian,
+        inverse_masses: &[InverseMass; BODIES],
+        shared: SharedSlots,
+    ) -> [[f32; DIM]; DIM] {
+        let rows = &jacobian.rows;
+        // J_a M⁻¹ J_bᵀ for the slots' entries `a` and `b` of one body.
+        let weighted = |a: &[f32; 3], b: &[f32; 3], m: &InverseMass| {
+            (a[0] * b[0] + a[1] * b[1]) * m.mass + a[2] * b[2] * m.inertia
+        };
+        let mut k = [[0.0; DIM]; DIM];
+        for i in 0..DIM {
+            for j in i..DIM {
+                let mut sum = 0.0;
+                for s in 0..BODIES {
+                    sum += weighted(&rows[i][s], &rows[j][s], &inverse_masses[s]);
+                }
+                if !shared.is_empty() {
+                    for s in 0..BODIES {
+                        for t in s + 1..BODIES {
+                            if shared.contains(s, t) {
+                                let m = &inverse_masses[s];
+                                sum += weighted(&rows[i][s], &rows[j][t], m)
+                                    + weighted(&rows[i][t], &rows[j][s], m);
+                            }
+                        }
+                    }
+                }
+                k[i][j] = sum;
+                k[j][i] = sum;
+            }
+        }
+        k
+    }
+
+    #[inline]
+    fn velocity_error(
+        &self,
+        jacobian: &Self::Jacobian,
+        bodies: &[usize; BODIES],
+        velocities: &[Velocity],
+    ) -> [f32; DIM] {
+        let v: [Velocity; BODIES] = std::array::from_fn(|s| velocities[bodies[s]]);
+        std::array::from_fn(|i| {
+            let mut sum = 0.0;
+            for (entry, v) in jacobian.rows[i].iter().zip(&v) {
+                sum += entry[0] * v.linear.x + entry[1] * v.linear.y + entry[2] * v.angular;
+            }
+            sum
+        })
+    }
+
+    #[inline]
+    fn apply_impulse(
+        &self,
+        jacobian: &Self::Jacobian,
+        impulse: &[f32; DIM],
+        inverse_masses: &[InverseMass; BODIES],
+        bodies: &[usize; BODIES],
+        velocities: &mut [Velocity],
+    ) {
+        for s in 0..BODIES {
+            let mut p = [0.0f32; 3];
+            for (row, &lambda) in jacobian.rows.iter().zip(impulse) {
+                let entry = &row[s];
+                p[0] += entry[0] * lambda;
+                p[1] += entry[1] * lambda;
+                p[2] += entry[2] * lambda;
+            }
+            let m = &inverse_masses[s];
+            let v = &mut velocities[bodies[s]];
+            v.linear.x += p[0] * m.mass;
+            v.linear.y += p[1] * m.mass;
+            v.angular += p[2] * m.inertia;
+        }
+    }
+
+    fn jacobian_rows(&self, jacobian: &Self::Jacobian) -> [[[f32; 3]; BODIES]; DIM] {
+        jacobian.rows
+    }
+
+    fn geometric_stiffness(
+        &self,
+        poses: &[Pose; BODIES],
+        force: &[f32; DIM],
+    ) -> Option<[[f32; 2]; BODIES]> {
+        let tape = &self.compiled.program.stiffness;
+        if tape.is_empty() {
+            return None;
+        }
+        let mut out = [[0.0; 2]; BODIES];
+        tape.run(
+            |input| self.input(input, poses, force),
+            out.as_flattened_mut(),
+            &mut [],
+        );
+        Some(out)
+    }
+}
