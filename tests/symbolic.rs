@@ -154,7 +154,10 @@ fn agree_on_random_states<T, S, const D: usize, const B: usize>(
 }
 
 /// Steps a space with `generated` and one with `symbolic` over the same bodies for 600
-/// steps; every body ends (and passes) within 1e-5 m of its twin.
+/// steps; every body ends (and passes) within 1e-5 m of its twin, plus 1e-5 of how far it
+/// is from the origin: bodies falling freely for 10 s reach 500 m, where `f32` holds a
+/// position to 3e-5 m, and the two effective masses `K` (the generated expressions, the
+/// runtime's products over a dense `J`) round apart, which a spring's impulse carries.
 fn agree_in_motion<T, S, const D: usize, const B: usize>(
     bodies: &[Body],
     generated: impl Fn(&[BodyHandle]) -> T,
@@ -186,12 +189,14 @@ fn agree_in_motion<T, S, const D: usize, const B: usize>(
         b.step(1.0 / 60.0);
         for (&h, &twin) in handles.iter().zip(&twins) {
             let (pa, pb) = (a.body(h).unwrap(), b.body(twin).unwrap());
-            worst = worst
-                .max(pa.position().distance(pb.position()))
+            let apart = pa
+                .position()
+                .distance(pb.position())
                 .max((pa.angle() - pb.angle()).abs());
+            worst = worst.max(apart / (1.0 + pa.position().length()));
         }
     }
-    assert!(worst <= 1e-5, "the motions part by {worst}");
+    assert!(worst <= 1e-5, "the motions part by {worst} of their distance");
 }
 
 fn new<const D: usize, const B: usize, K: RowKind>(source: &str) -> SymbolicConstraint<D, B, K> {
