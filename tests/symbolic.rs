@@ -196,7 +196,10 @@ fn agree_in_motion<T, S, const D: usize, const B: usize>(
             worst = worst.max(apart / (1.0 + pa.position().length()));
         }
     }
-    assert!(worst <= 1e-5, "the motions part by {worst} of their distance");
+    assert!(
+        worst <= 1e-5,
+        "the motions part by {worst} of their distance"
+    );
 }
 
 fn new<const D: usize, const B: usize, K: RowKind>(source: &str) -> SymbolicConstraint<D, B, K> {
