@@ -79,14 +79,17 @@ impl ChainReference {
         let ml2 = LINK_MASS * LINK_LENGTH * LINK_LENGTH;
         let mut matrix = vec![0.0; n * n];
         let mut rhs = vec![0.0; n];
+        // cos and sin of `θⱼ − θₖ` from each angle's own: n trigonometric calls, not n².
+        let (sin, cos): (Vec<f64>, Vec<f64>) = angles.iter().map(|a| a.sin_cos()).unzip();
         for j in 0..n {
             for k in 0..n {
                 let b = self.coupling[j * n + k];
-                let d = angles[j] - angles[k];
-                matrix[j * n + k] = ml2 * b * d.cos() + if j == k { LINK_INERTIA } else { 0.0 };
-                rhs[j] -= ml2 * b * d.sin() * rates[k] * rates[k];
+                let cos_jk = cos[j] * cos[k] + sin[j] * sin[k];
+                let sin_jk = sin[j] * cos[k] - cos[j] * sin[k];
+                matrix[j * n + k] = ml2 * b * cos_jk + if j == k { LINK_INERTIA } else { 0.0 };
+                rhs[j] -= ml2 * b * sin_jk * rates[k] * rates[k];
             }
-            rhs[j] -= LINK_MASS * GRAVITY * LINK_LENGTH * angles[j].cos() * self.weight[j];
+            rhs[j] -= LINK_MASS * GRAVITY * LINK_LENGTH * cos[j] * self.weight[j];
         }
         cholesky_solve(&mut matrix, &mut rhs, n);
         rhs
