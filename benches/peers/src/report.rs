@@ -44,8 +44,8 @@ pub fn load_average() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// The rapier2d version this binary was built with, read from the lock file.
-fn locked_version(package: &str) -> String {
+/// The version of `package` this binary was built with, read from the lock file.
+pub fn locked_version(package: &str) -> String {
     let lock = include_str!("../Cargo.lock");
     let needle = format!("name = \"{package}\"\nversion = \"");
     lock.find(&needle)
