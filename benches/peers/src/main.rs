@@ -28,6 +28,7 @@ mod nape_engine;
 mod rapier_engine;
 mod report;
 mod scenes;
+mod svg;
 mod trajectories;
 mod trajectory_report;
 

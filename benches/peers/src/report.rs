@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::Row;
 use crate::nape_engine::NAPE_LEGEND;
 use crate::rapier_engine::RAPIER_LEGEND;
+use crate::svg::{Layout, escape};
 
 /// How a run was made, for the document's header.
 pub struct Context {
@@ -331,13 +332,15 @@ pub fn parse_external(text: &str) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-const PANEL_WIDTH: f64 = 420.0;
-const PANEL_HEIGHT: f64 = 330.0;
-const MARGIN_LEFT: f64 = 62.0;
-const MARGIN_RIGHT: f64 = 18.0;
-const MARGIN_TOP: f64 = 34.0;
-const MARGIN_BOTTOM: f64 = 46.0;
-const LEGEND_HEIGHT: f64 = 28.0;
+const LAYOUT: Layout = Layout {
+    panel_width: 420.0,
+    panel_height: 330.0,
+    margin_left: 62.0,
+    margin_right: 18.0,
+    margin_top: 34.0,
+    margin_bottom: 46.0,
+    legend_height: 28.0,
+};
 /// Errors below this are drawn on it (a log axis has no zero).
 const ERROR_FLOOR: f64 = 1e-9;
 
@@ -419,12 +422,6 @@ impl LabelPlacer {
     }
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// One panel per scene: x = ms/step, y = run max error, both logarithmic; one
 /// marker-and-line series per engine across its settings (in list order), each marker labelled with the
 /// setting. Diverged runs are drawn as crosses on the panel's top edge.
@@ -435,16 +432,8 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
             engines.push(&row.engine);
         }
     }
-    let width = PANEL_WIDTH * scenes.len() as f64;
-    let height = PANEL_HEIGHT + LEGEND_HEIGHT;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
-    );
-    let mut legend_x = MARGIN_LEFT;
+    let mut svg = LAYOUT.document_start(scenes.len());
+    let mut legend_x = LAYOUT.margin_left;
     for (index, engine) in engines.iter().enumerate() {
         let colour = series_colour(engine, index);
         let external = rows
@@ -470,11 +459,8 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
 
     for (panel, scene) in scenes.iter().enumerate() {
         let scene_rows: Vec<&Row> = rows.iter().filter(|r| r.scene == *scene).collect();
-        let origin_x = PANEL_WIDTH * panel as f64;
-        let left = origin_x + MARGIN_LEFT;
-        let right = origin_x + PANEL_WIDTH - MARGIN_RIGHT;
-        let top = LEGEND_HEIGHT + MARGIN_TOP;
-        let bottom = LEGEND_HEIGHT + PANEL_HEIGHT - MARGIN_BOTTOM;
+        let frame = LAYOUT.frame(panel);
+        let (left, right, top, bottom) = frame.edges();
         let (x_low, x_high) = decade_range(scene_rows.iter().map(|r| r.ms_per_step));
         let (y_low, y_high) = decade_range(
             scene_rows
@@ -494,16 +480,7 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
             bottom - (error.log10() - f64::from(y_low)) / f64::from(y_high - y_low) * (bottom - top)
         };
 
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">{}</text>\
-             <rect x=\"{left}\" y=\"{top}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>",
-            (left + right) / 2.0,
-            top - 10.0,
-            escape(scene),
-            right - left,
-            bottom - top
-        );
+        frame.draw(&mut svg, scene);
         for decade in x_low..=x_high {
             let x = x_of(10f64.powi(decade));
             let _ = writeln!(
@@ -523,17 +500,7 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
                 y + 4.0
             );
         }
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">ms/step</text>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 {} {})\">run max error (m)</text>",
-            (left + right) / 2.0,
-            bottom + 34.0,
-            origin_x + 16.0,
-            (top + bottom) / 2.0,
-            origin_x + 16.0,
-            (top + bottom) / 2.0
-        );
+        frame.axis_titles(&mut svg, "ms/step", 34.0, "run max error (m)", 16.0);
 
         let mut labels = LabelPlacer::new(left, right, top, bottom);
         for (index, engine) in engines.iter().enumerate() {

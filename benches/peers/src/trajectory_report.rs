@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::report::{locked_version, marked_range, replace_between};
+use crate::svg::{Layout, escape};
 use crate::trajectories::{CASES, REFERENCE_HZ, ReferenceMotion, TrajectoryRow};
 
 /// The marker lines between which [`section`] is written.
@@ -137,13 +138,15 @@ pub fn carry_section(old: &str, rewritten: &str) -> String {
     }
 }
 
-const PANEL_WIDTH: f64 = 300.0;
-const PANEL_HEIGHT: f64 = 240.0;
-const MARGIN_LEFT: f64 = 48.0;
-const MARGIN_RIGHT: f64 = 14.0;
-const MARGIN_TOP: f64 = 30.0;
-const MARGIN_BOTTOM: f64 = 40.0;
-const LEGEND_HEIGHT: f64 = 30.0;
+const LAYOUT: Layout = Layout {
+    panel_width: 300.0,
+    panel_height: 240.0,
+    margin_left: 48.0,
+    margin_right: 14.0,
+    margin_top: 30.0,
+    margin_bottom: 40.0,
+    legend_height: 30.0,
+};
 
 /// Colour and dash pattern of a series, by its place among the measured settings.
 fn series_style(index: usize, engine: &str) -> (&'static str, &'static str) {
@@ -174,12 +177,6 @@ fn tick_label(value: f64, step: f64) -> String {
     format!("{value:.decimals$}")
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// One panel per chain: x = time (s), y = energy lost (% of the swing's energy), a line
 /// per measured setting, Box2D's cited end value as a diamond at the run's end, and the
 /// exact motion's zero as a grey line.
@@ -190,16 +187,8 @@ pub fn svg_plot(rows: &[TrajectoryRow]) -> String {
             series.push((&row.engine, &row.settings));
         }
     }
-    let width = PANEL_WIDTH * CASES.len() as f64;
-    let height = PANEL_HEIGHT + LEGEND_HEIGHT;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
-    );
-    let mut legend_x = MARGIN_LEFT;
+    let mut svg = LAYOUT.document_start(CASES.len());
+    let mut legend_x = LAYOUT.margin_left;
     for (index, (engine, settings)) in series.iter().enumerate() {
         let (colour, dash) = series_style(index, engine);
         let name = format!("{engine} {settings}");
@@ -219,11 +208,8 @@ pub fn svg_plot(rows: &[TrajectoryRow]) -> String {
     for (panel, case) in CASES.iter().enumerate() {
         let chain_rows: Vec<&TrajectoryRow> =
             rows.iter().filter(|r| r.links == case.links).collect();
-        let origin_x = PANEL_WIDTH * panel as f64;
-        let left = origin_x + MARGIN_LEFT;
-        let right = origin_x + PANEL_WIDTH - MARGIN_RIGHT;
-        let top = LEGEND_HEIGHT + MARGIN_TOP;
-        let bottom = LEGEND_HEIGHT + PANEL_HEIGHT - MARGIN_BOTTOM;
+        let frame = LAYOUT.frame(panel);
+        let (left, right, top, bottom) = frame.edges();
         let values = chain_rows
             .iter()
             .flat_map(|r| r.energy_curve.iter().map(|p| p.1).chain([r.energy_lost]))
@@ -242,17 +228,8 @@ pub fn svg_plot(rows: &[TrajectoryRow]) -> String {
             bottom - (clamped - low) / (high - low) * (bottom - top)
         };
 
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">{} link{}</text>\
-             <rect x=\"{left}\" y=\"{top}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>",
-            (left + right) / 2.0,
-            top - 10.0,
-            case.links,
-            if case.links == 1 { "" } else { "s" },
-            right - left,
-            bottom - top
-        );
+        let plural = if case.links == 1 { "" } else { "s" };
+        frame.draw(&mut svg, &format!("{} link{plural}", case.links));
         let ticks = ((high - low) / step).round() as i32;
         for k in 0..=ticks {
             let value = low + f64::from(k) * step;
@@ -277,16 +254,12 @@ pub fn svg_plot(rows: &[TrajectoryRow]) -> String {
                 bottom + 15.0
             );
         }
-        let _ = writeln!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (s)</text>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 {} {})\">energy lost (% of m g L N²/2)</text>",
-            (left + right) / 2.0,
-            bottom + 32.0,
-            origin_x + 12.0,
-            (top + bottom) / 2.0,
-            origin_x + 12.0,
-            (top + bottom) / 2.0
+        frame.axis_titles(
+            &mut svg,
+            "time (s)",
+            32.0,
+            "energy lost (% of m g L N²/2)",
+            12.0,
         );
         for row in &chain_rows {
             if row.cited {
