@@ -171,6 +171,19 @@ fn tick_step(span: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
+/// The y axis from `low` to `high` widened to whole ticks, and the tick spacing. A gain
+/// of energy smaller than 2 % of the axis (a pixel or two) adds no tick below zero: it is
+/// drawn on the zero line.
+fn axis_range(low: f64, high: f64) -> (f64, f64, f64) {
+    let low = if low > -0.02 * (high - low) { 0.0 } else { low };
+    let step = tick_step(high - low);
+    (
+        (low / step).floor() * step,
+        (high / step).ceil() * step,
+        step,
+    )
+}
+
 /// A tick's value with as many decimals as its spacing needs.
 fn tick_label(value: f64, step: f64) -> String {
     let decimals = (-step.log10().floor()).max(0.0) as usize;
@@ -216,8 +229,7 @@ pub fn svg_plot(rows: &[TrajectoryRow]) -> String {
             .map(|share| 100.0 * share)
             .filter(|v| v.is_finite());
         let (low, high) = values.fold((0.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-        let step = tick_step(high - low);
-        let (low, high) = ((low / step).floor() * step, (high / step).ceil() * step);
+        let (low, high, step) = axis_range(low, high);
         let x_of = |t: f64| left + t / case.seconds * (right - left);
         let y_of = |percent: f64| {
             let clamped = if percent.is_finite() {
@@ -440,5 +452,7 @@ mod tests {
         assert_eq!(tick_step(4.0), 1.0);
         assert_eq!(tick_label(3.0 * 0.2, 0.2), "0.6");
         assert_eq!(tick_label(40.0, 20.0), "40");
+        assert_eq!(axis_range(-0.01, 23.5), (0.0, 25.0, 5.0));
+        assert_eq!(axis_range(-3.0, 23.5), (-10.0, 30.0, 10.0));
     }
 }
