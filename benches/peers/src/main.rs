@@ -19,18 +19,25 @@
 //! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
 //! markers with each engine's default-settings rows and the plot (linked relative to the
 //! README, so give `--svg` relative to the README's folder).
+//! `--trajectories` runs only the trajectory comparison (`trajectories.rs`: chains of 1 to
+//! 50 links against their exact motion) and writes its section between its own markers
+//! in `--markdown` and `--readme`, and its energy plot to `--svg`; the full run keeps
+//! that section when it rewrites `--markdown`.
 
 mod nape_engine;
 mod rapier_engine;
 mod report;
 mod scenes;
+mod svg;
+mod trajectories;
+mod trajectory_report;
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use nape_engine::{NAPE_CONFIGS, NapeWorld};
 use rapier_engine::{RAPIER_CONFIGS, RapierWorld};
-use scenes::{Pose, Scene, SceneDescription, initial_poses, joint_error};
+use scenes::{Pose, Scene, SceneDescription, Velocity, initial_poses, joint_error};
 
 /// A world built from a scene description, as the harness drives it.
 pub trait World {
@@ -38,6 +45,13 @@ pub trait World {
     fn step(&mut self);
     /// Writes every body's pose, indexed like the description's bodies.
     fn read_poses(&self, poses: &mut [Pose]);
+}
+
+/// A world whose bodies' velocities can be read back: what the trajectory comparison
+/// needs to measure energy.
+pub trait MovingWorld: World {
+    /// Writes every body's velocity, indexed like the description's bodies.
+    fn read_velocities(&self, velocities: &mut [Velocity]);
 }
 
 /// The engines compared.
@@ -97,6 +111,20 @@ impl Config {
             Config::Nape(i) => Box::new(NapeWorld::build(&NAPE_CONFIGS[i], description)),
             Config::Rapier(i) => Box::new(RapierWorld::build(&RAPIER_CONFIGS[i], description)),
         }
+    }
+
+    fn build_moving(self, description: &SceneDescription) -> Box<dyn MovingWorld> {
+        match self {
+            Config::Nape(i) => Box::new(NapeWorld::build(&NAPE_CONFIGS[i], description)),
+            Config::Rapier(i) => Box::new(RapierWorld::build(&RAPIER_CONFIGS[i], description)),
+        }
+    }
+
+    /// The configuration of `engine` labelled `label`.
+    fn find(engine: Engine, label: &str) -> Option<Config> {
+        Config::all(&[engine])
+            .into_iter()
+            .find(|config| config.label() == label)
     }
 }
 
@@ -401,11 +429,13 @@ struct Options {
     readme: Option<String>,
     isolate: bool,
     box2d: Option<String>,
+    trajectories: bool,
 }
 
 const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
 [--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
-[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH] [--isolate] [--box2d HARNESS]";
+[--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH] [--isolate] [--box2d HARNESS] \
+| --trajectories [--engine nape|rapier]... [--markdown PATH] [--svg PATH] [--readme PATH]";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
@@ -420,6 +450,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         readme: None,
         isolate: false,
         box2d: None,
+        trajectories: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -461,6 +492,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--readme" => options.readme = Some(value()?),
             "--isolate" => options.isolate = true,
             "--box2d" => options.box2d = Some(value()?),
+            "--trajectories" => options.trajectories = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -486,6 +518,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if options.trajectories {
+        return trajectories::run(&options, &args);
+    }
     let mut external_rows = Vec::new();
     if let Some(path) = &options.external {
         match std::fs::read_to_string(path)
@@ -591,6 +626,8 @@ fn main() -> ExitCode {
     println!("{table}");
     if let Some(path) = &options.markdown {
         let text = report::markdown_document(&context, &rows, options.svg.as_deref());
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        let text = trajectory_report::carry_section(&old, &text);
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("{path}: {e}");
             return ExitCode::FAILURE;

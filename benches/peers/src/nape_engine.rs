@@ -6,8 +6,8 @@
 
 use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
 
-use crate::World;
-use crate::scenes::{DT, GRAVITY, Pose, SceneDescription};
+use crate::scenes::{DT, GRAVITY, Pose, SceneDescription, Velocity};
+use crate::{MovingWorld, World};
 
 /// One nape solver setting: a label for the reports and the change it makes to a
 /// default `Space`.
@@ -113,6 +113,20 @@ impl World for NapeWorld {
                 f64::from(position.y),
                 f64::from(body.angle()),
             );
+        }
+    }
+}
+
+impl MovingWorld for NapeWorld {
+    fn read_velocities(&self, velocities: &mut [Velocity]) {
+        for (velocity, &handle) in velocities.iter_mut().zip(&self.bodies) {
+            let body = self.space.body(handle).expect("bodies are never removed");
+            let linear = body.velocity();
+            *velocity = Velocity {
+                x: f64::from(linear.x),
+                y: f64::from(linear.y),
+                angular: f64::from(body.angular_velocity()),
+            };
         }
     }
 }

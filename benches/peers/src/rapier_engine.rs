@@ -7,8 +7,8 @@
 
 use rapier2d::prelude::*;
 
-use crate::World;
-use crate::scenes::{DT, GRAVITY, Pose, SceneDescription};
+use crate::scenes::{DT, GRAVITY, Pose, SceneDescription, Velocity};
+use crate::{MovingWorld, World};
 
 /// One rapier2d solver setting.
 pub struct RapierConfig {
@@ -110,6 +110,20 @@ impl World for RapierWorld {
                 y: f64::from(translation.y),
                 cos: f64::from(rotation.cos()),
                 sin: f64::from(rotation.sin()),
+            };
+        }
+    }
+}
+
+impl MovingWorld for RapierWorld {
+    fn read_velocities(&self, velocities: &mut [Velocity]) {
+        for (velocity, &handle) in velocities.iter_mut().zip(&self.bodies) {
+            let body = &self.world.bodies[handle];
+            let linear = body.linvel();
+            *velocity = Velocity {
+                x: f64::from(linear.x),
+                y: f64::from(linear.y),
+                angular: f64::from(body.angvel()),
             };
         }
     }

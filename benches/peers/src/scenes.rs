@@ -51,8 +51,8 @@ impl Scene {
     /// Builds the scene's bodies and joints.
     pub fn describe(self) -> SceneDescription {
         match self {
-            Scene::Chain => chain(false),
-            Scene::ChainHang => chain(true),
+            Scene::Chain => chain(CHAIN_LINKS, false),
+            Scene::ChainHang => chain(CHAIN_LINKS, true),
             Scene::JointGrid => joint_grid(),
         }
     }
@@ -101,7 +101,13 @@ pub struct SceneDescription {
 
 const CHAIN_LINKS: usize = 200;
 
-fn chain(hanging: bool) -> SceneDescription {
+/// Scene `chain`'s links and pins with `links` links: at rest along +x, the first pinned
+/// to a static body at the origin (body 0; link `i` is body `i + 1`).
+pub fn horizontal_chain(links: usize) -> SceneDescription {
+    chain(links, false)
+}
+
+fn chain(links: usize, hanging: bool) -> SceneDescription {
     let (half_width, half_height) = (0.5f32, 0.125f32);
     let mass = 4.0 * half_width * half_height;
     let inertia = mass * ((2.0 * half_width).powi(2) + (2.0 * half_height).powi(2)) / 12.0;
@@ -110,8 +116,8 @@ fn chain(hanging: bool) -> SceneDescription {
         position: [0.0, 0.0],
         angle: 0.0,
     }];
-    let mut joints = Vec::with_capacity(CHAIN_LINKS);
-    for i in 0..CHAIN_LINKS {
+    let mut joints = Vec::with_capacity(links);
+    for i in 0..links {
         let along = 0.5 + i as f32;
         let (position, angle) = if hanging {
             ([0.0, -along], -std::f32::consts::FRAC_PI_2)
@@ -205,6 +211,17 @@ impl Pose {
             self.y + self.sin * lx + self.cos * ly,
         )
     }
+}
+
+/// A body's velocity as the harness reads it back.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Velocity {
+    /// Linear velocity x, m/s.
+    pub x: f64,
+    /// Linear velocity y, m/s.
+    pub y: f64,
+    /// Angular velocity, rad/s.
+    pub angular: f64,
 }
 
 /// The largest and the mean anchor separation over a scene's joints.
