@@ -477,21 +477,34 @@ fn invalid(what: &'static str, value: impl std::fmt::Display, range: String) -> 
 /// `Ok` if `mass` and `inertia` are in the ranges of a dynamic body, else an
 /// [`Error::InvalidValue`] naming the first that is not.
 pub(crate) fn check_mass(mass: f32, inertia: f32) -> Result<(), Error> {
-    if !(MIN_MASS..=MAX_MASS).contains(&mass) {
-        return Err(invalid(
+    check_mass_alone(mass)?;
+    check_inertia(inertia)
+}
+
+/// `Ok` if `mass` is in the range of a dynamic body's.
+pub(crate) fn check_mass_alone(mass: f32) -> Result<(), Error> {
+    if (MIN_MASS..=MAX_MASS).contains(&mass) {
+        Ok(())
+    } else {
+        Err(invalid(
             "mass",
             mass,
             format!("in {MIN_MASS:e} ..= {MAX_MASS:e} (a dynamic body's)"),
-        ));
+        ))
     }
-    if !((MIN_INERTIA..=MAX_INERTIA).contains(&inertia) || inertia == f32::INFINITY) {
-        return Err(invalid(
+}
+
+/// `Ok` if `inertia` is in the range of a dynamic body's, or infinite.
+pub(crate) fn check_inertia(inertia: f32) -> Result<(), Error> {
+    if (MIN_INERTIA..=MAX_INERTIA).contains(&inertia) || inertia == f32::INFINITY {
+        Ok(())
+    } else {
+        Err(invalid(
             "inertia",
             inertia,
             format!("in {MIN_INERTIA:e} ..= {MAX_INERTIA:e} or infinite (a dynamic body's)"),
-        ));
+        ))
     }
-    Ok(())
 }
 
 /// Checked write access to a body of a [`Space`](crate::Space), from

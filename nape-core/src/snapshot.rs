@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use glam::Vec2;
 
-use crate::body::{Body, BodyHandle, BodyKind, check_mass};
+use crate::body::{Body, BodyHandle, BodyKind, check_inertia, check_mass_alone};
 use crate::constraint::{Constraint, InvalidParameter, JacobianCache};
 use crate::error::Error;
 use crate::joints::{
@@ -894,13 +894,15 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
 }
 
 /// [`Body::validate`], and what a body's constructors and setters guarantee besides: the
-/// mass properties of a static or kinematic body are in range too, or both infinite (as
-/// [`Body::static_body`] gives), and the cached rotation is a unit vector.
+/// mass and inertia of a static or kinematic body are in range too, or infinite (as
+/// [`Body::static_body`] gives them), and the cached rotation is a unit vector.
 fn check_body(body: &Body) -> Result<(), Error> {
     body.check_values()?;
-    let infinite = body.mass == f32::INFINITY && body.inertia == f32::INFINITY;
-    if !body.is_dynamic() && !infinite {
-        check_mass(body.mass, body.inertia)?;
+    if !body.is_dynamic() {
+        if body.mass != f32::INFINITY {
+            check_mass_alone(body.mass)?;
+        }
+        check_inertia(body.inertia)?;
     }
     let Pose { cos, sin, .. } = body.pose;
     // The drift renormalises the rotation to a few ulps, a projection's nudge leaves
