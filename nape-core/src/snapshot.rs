@@ -16,6 +16,13 @@
 //! 64-bit FNV-1a checksum. A space restored from it continues bit for bit as the space the
 //! snapshot was taken from would have. Reading never panics: truncated, corrupted or
 //! inconsistent input, and types the registry does not know, are [`SnapshotError`]s.
+//!
+//! The bytes are untrusted input (the checksum catches accidents, and anyone can
+//! recompute it): every value is checked as the API checks it when it is set by hand,
+//! and the first one out of range is a [`SnapshotError::InvalidValue`] naming it, before
+//! anything is restored. So are the solver's state the next step reads (warm starts,
+//! the last substep, a kept factor's Jacobian, which must give a finite `K`) and the
+//! handle tables; a length never allocates more than the input holds.
 //! A snapshot read back keeps the identity of the space it was taken from; a peer that
 //! built the same scene restores it under its own handles after
 //! [`Snapshot::adopt_identity_of`].
@@ -1080,7 +1087,9 @@ mod serde_impls {
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
-            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            // The hint may be a length read from the input: trusted only up to a page,
+            // past that the buffer grows with the bytes actually read.
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 12));
             while let Some(byte) = seq.next_element::<u8>()? {
                 bytes.push(byte);
             }
