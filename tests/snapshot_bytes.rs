@@ -9,12 +9,12 @@ mod every_joint;
 #[path = "support/hand_level.rs"]
 mod hand_level;
 
-use every_joint::{every_joint, plank};
+use every_joint::{break_and_free_slots, every_joint, plank};
 use hand_level::HandLevel;
 use nape::snapshot::{FORMAT_VERSION, SnapshotError, SnapshotFields, SnapshotRegistry};
 use nape::{
-    AngleJoint, Body, BodyHandle, Constraint, ConstraintSettings, DistanceJoint, InverseMass,
-    PivotJoint, Pose, SharedSlots, Snapshot, Space, Vec2, Velocity, constraint,
+    AngleJoint, Body, BodyHandle, Constraint, ConstraintSettings, InverseMass, PivotJoint, Pose,
+    SharedSlots, Snapshot, Space, Vec2, Velocity, constraint,
 };
 use serde::de::DeserializeSeed;
 
@@ -105,23 +105,7 @@ fn scene() -> Space {
             },
         )
         .unwrap();
-    // Breaks (and stays, inactive) as soon as the bodies move apart.
-    space
-        .add_constraint_with(
-            DistanceJoint::new(c, f, Vec2::ZERO, Vec2::ZERO, 0.0, 0.1),
-            ConstraintSettings {
-                max_error: 0.2,
-                break_under_error: true,
-                remove_on_break: false,
-                ..ConstraintSettings::soft(1.0, 1.0)
-            },
-        )
-        .unwrap();
-    let removed = space
-        .add_constraint(DistanceJoint::new(a, c, Vec2::ZERO, Vec2::ZERO, 0.0, 9.0))
-        .unwrap();
-    space.remove_constraint(removed).unwrap();
-    space.remove_body(doomed).unwrap();
+    break_and_free_slots(&mut space, [a, c, f], doomed);
     space
 }
 
