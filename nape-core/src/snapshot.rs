@@ -108,7 +108,7 @@ pub enum SnapshotError {
     InvalidConstraint(InvalidParameter),
     /// A number in the bytes is NaN, infinite or outside the range the API accepts for
     /// it (see [`limits`](crate::limits)), or a constraint has no dynamic body: what
-    /// [`Space`](crate::Space) refuses when the same value is set by hand.
+    /// [`Space`] refuses when the same value is set by hand.
     InvalidValue {
         /// Where the value is, e.g. `"gravity"`, `"bodies[3].position"` (body slot 3) or
         /// `"PivotJoint[2].settings.frequency"` (the `PivotJoint` in slot 2).
