@@ -6,11 +6,15 @@
 #[path = "support/every_joint.rs"]
 mod every_joint;
 
-use every_joint::{every_joint, plank};
+#[path = "support/hand_level.rs"]
+mod hand_level;
+
+use every_joint::{break_and_free_slots, every_joint, plank};
+use hand_level::HandLevel;
 use nape::snapshot::{FORMAT_VERSION, SnapshotError, SnapshotFields, SnapshotRegistry};
 use nape::{
-    AngleJoint, Body, BodyHandle, Constraint, ConstraintSettings, DistanceJoint, InverseMass,
-    PivotJoint, Pose, SharedSlots, Snapshot, Space, Vec2, Velocity, constraint,
+    AngleJoint, Body, BodyHandle, Constraint, ConstraintSettings, InverseMass, PivotJoint, Pose,
+    SharedSlots, Snapshot, Space, Vec2, Velocity, constraint,
 };
 use serde::de::DeserializeSeed;
 
@@ -39,71 +43,6 @@ struct Rope {
     body1: BodyHandle,
     body2: BodyHandle,
     length: f32,
-}
-
-/// `y₂ − y₁ = offset`, written by hand, opted in to byte snapshots by implementing
-/// [`SnapshotFields`] itself.
-#[derive(Clone, Copy, Debug)]
-struct HandLevel {
-    body1: BodyHandle,
-    body2: BodyHandle,
-    offset: f32,
-}
-
-impl Constraint<1, 2> for HandLevel {
-    type Jacobian = f32;
-    const NAME: &'static str = "HandLevel";
-
-    fn bodies(&self) -> [BodyHandle; 2] {
-        [self.body1, self.body2]
-    }
-
-    fn set_bodies(&mut self, [body1, body2]: [BodyHandle; 2]) {
-        (self.body1, self.body2) = (body1, body2);
-    }
-
-    fn position_error(&self, poses: &[Pose; 2]) -> [f32; 1] {
-        [poses[1].position.y - poses[0].position.y - self.offset]
-    }
-
-    fn jacobian(&self, _: &[Pose; 2]) -> f32 {
-        1.0
-    }
-
-    fn effective_mass(&self, j: &f32, m: &[InverseMass; 2], _: SharedSlots) -> [[f32; 1]; 1] {
-        [[j * j * (m[0].mass + m[1].mass)]]
-    }
-
-    fn velocity_error(&self, j: &f32, bodies: &[usize; 2], v: &[Velocity]) -> [f32; 1] {
-        [j * (v[bodies[1]].linear.y - v[bodies[0]].linear.y)]
-    }
-
-    fn apply_impulse(
-        &self,
-        j: &f32,
-        impulse: &[f32; 1],
-        m: &[InverseMass; 2],
-        bodies: &[usize; 2],
-        v: &mut [Velocity],
-    ) {
-        v[bodies[0]].linear.y -= j * impulse[0] * m[0].mass;
-        v[bodies[1]].linear.y += j * impulse[0] * m[1].mass;
-    }
-}
-
-impl SnapshotFields for HandLevel {
-    fn write_snapshot(&self, out: &mut Vec<u8>) {
-        (self.body1, self.body2, self.offset).write_snapshot(out);
-    }
-
-    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
-        let (body1, body2, offset) = SnapshotFields::read_snapshot(input)?;
-        Ok(Self {
-            body1,
-            body2,
-            offset,
-        })
-    }
 }
 
 /// A registry that knows the scene's own types (built afresh each time: nothing carries
@@ -166,23 +105,7 @@ fn scene() -> Space {
             },
         )
         .unwrap();
-    // Breaks (and stays, inactive) as soon as the bodies move apart.
-    space
-        .add_constraint_with(
-            DistanceJoint::new(c, f, Vec2::ZERO, Vec2::ZERO, 0.0, 0.1),
-            ConstraintSettings {
-                max_error: 0.2,
-                break_under_error: true,
-                remove_on_break: false,
-                ..ConstraintSettings::soft(1.0, 1.0)
-            },
-        )
-        .unwrap();
-    let removed = space
-        .add_constraint(DistanceJoint::new(a, c, Vec2::ZERO, Vec2::ZERO, 0.0, 9.0))
-        .unwrap();
-    space.remove_constraint(removed).unwrap();
-    space.remove_body(doomed).unwrap();
+    break_and_free_slots(&mut space, [a, c, f], doomed);
     space
 }
 

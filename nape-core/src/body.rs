@@ -362,7 +362,7 @@ impl Body {
     /// and `inertia` in [`MIN_INERTIA`]` ..=
     /// `[`MAX_INERTIA`] or infinite; the body is unchanged then.
     pub fn set_mass_properties(&mut self, mass: f32, inertia: f32) -> Result<(), Error> {
-        check_mass(mass, inertia)?;
+        check_mass(mass, inertia).map_err(invalid_body)?;
         self.mass = mass;
         self.inertia = inertia;
         self.inverse = inverse_of(mass, inertia);
@@ -389,6 +389,12 @@ impl Body {
     /// by more than [`MAX_ACCELERATION`], or (dynamic
     /// bodies) a mass or inertia outside its range.
     pub fn validate(&self) -> Result<(), Error> {
+        self.check_values().map_err(invalid_body)
+    }
+
+    /// [`validate`](Self::validate)'s checks, the first failure as
+    /// [`Error::InvalidValue`] naming the field (what a snapshot's decoder reports).
+    pub(crate) fn check_values(&self) -> Result<(), Error> {
         let p = self.pose.position;
         if !(p.is_finite() && p.abs().max_element() <= MAX_COORDINATE) {
             return Err(invalid(
@@ -420,11 +426,11 @@ impl Body {
                 format!("finite, at most {MAX_SPEED:e}"),
             ));
         }
-        if !(self.force.is_finite() && self.torque.is_finite()) {
-            return Err(Error::InvalidBody(format!(
-                "force and torque must be finite (got {}, {})",
-                self.force, self.torque
-            )));
+        if !self.force.is_finite() {
+            return Err(invalid("force", self.force, "finite".to_string()));
+        }
+        if !self.torque.is_finite() {
+            return Err(invalid("torque", self.torque, "finite".to_string()));
         }
         if self.is_dynamic() {
             check_mass(self.mass, self.inertia)?;
@@ -450,22 +456,55 @@ impl Body {
     }
 }
 
-fn invalid(what: &str, value: impl std::fmt::Display, range: String) -> Error {
-    Error::InvalidBody(format!("`{what}` must be {range} (got {value})"))
+/// A body's [`Error::InvalidValue`] as the [`Error::InvalidBody`] its API returns.
+fn invalid_body(e: Error) -> Error {
+    match e {
+        Error::InvalidValue { what, value, range } => {
+            Error::InvalidBody(format!("`{what}` must be {range} (got {value})"))
+        }
+        other => other,
+    }
 }
 
-fn check_mass(mass: f32, inertia: f32) -> Result<(), Error> {
-    if !(MIN_MASS..=MAX_MASS).contains(&mass) {
-        return Err(Error::InvalidBody(format!(
-            "a dynamic body's mass must be in {MIN_MASS:e} ..= {MAX_MASS:e} (got {mass})"
-        )));
+fn invalid(what: &'static str, value: impl std::fmt::Display, range: String) -> Error {
+    Error::InvalidValue {
+        what,
+        value: value.to_string(),
+        range,
     }
-    if !((MIN_INERTIA..=MAX_INERTIA).contains(&inertia) || inertia == f32::INFINITY) {
-        return Err(Error::InvalidBody(format!(
-            "a dynamic body's inertia must be in {MIN_INERTIA:e} ..= {MAX_INERTIA:e} or infinite (got {inertia})"
-        )));
+}
+
+/// `Ok` if `mass` and `inertia` are in the ranges of a dynamic body, else an
+/// [`Error::InvalidValue`] naming the first that is not.
+pub(crate) fn check_mass(mass: f32, inertia: f32) -> Result<(), Error> {
+    check_mass_alone(mass)?;
+    check_inertia(inertia)
+}
+
+/// `Ok` if `mass` is in the range of a dynamic body's.
+pub(crate) fn check_mass_alone(mass: f32) -> Result<(), Error> {
+    if (MIN_MASS..=MAX_MASS).contains(&mass) {
+        Ok(())
+    } else {
+        Err(invalid(
+            "mass",
+            mass,
+            format!("in {MIN_MASS:e} ..= {MAX_MASS:e} (a dynamic body's)"),
+        ))
     }
-    Ok(())
+}
+
+/// `Ok` if `inertia` is in the range of a dynamic body's, or infinite.
+pub(crate) fn check_inertia(inertia: f32) -> Result<(), Error> {
+    if (MIN_INERTIA..=MAX_INERTIA).contains(&inertia) || inertia == f32::INFINITY {
+        Ok(())
+    } else {
+        Err(invalid(
+            "inertia",
+            inertia,
+            format!("in {MIN_INERTIA:e} ..= {MAX_INERTIA:e} or infinite (a dynamic body's)"),
+        ))
+    }
 }
 
 /// Checked write access to a body of a [`Space`](crate::Space), from
@@ -546,7 +585,7 @@ impl<'a> BodyMut<'a> {
     /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
     pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) -> Result<(), Error> {
         if !point.is_finite() {
-            return Err(invalid("point", point, "finite".to_string()));
+            return Err(invalid_body(invalid("point", point, "finite".to_string())));
         }
         self.change(|b| b.apply_force_at(force, point))
     }
@@ -566,7 +605,11 @@ impl<'a> BodyMut<'a> {
     /// range; the body is unchanged.
     pub fn apply_impulse(&mut self, impulse: Vec2) -> Result<(), Error> {
         if !impulse.is_finite() {
-            return Err(invalid("impulse", impulse, "finite".to_string()));
+            return Err(invalid_body(invalid(
+                "impulse",
+                impulse,
+                "finite".to_string(),
+            )));
         }
         self.change(|b| b.apply_impulse(impulse))
     }

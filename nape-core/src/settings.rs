@@ -117,10 +117,23 @@ impl ConstraintSettings {
     /// # Errors
     /// [`Error::InvalidSettings`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), Error> {
-        let bad = |field: &str, rule: &str, value: f32| {
-            Err(Error::InvalidSettings(format!(
-                "`{field}` must be {rule} (got {value})"
-            )))
+        self.check_values().map_err(|e| match e {
+            Error::InvalidValue { what, value, range } => {
+                Error::InvalidSettings(format!("`{what}` must be {range} (got {value})"))
+            }
+            other => other,
+        })
+    }
+
+    /// [`validate`](Self::validate)'s checks, the first failure as
+    /// [`Error::InvalidValue`] naming the field (what a snapshot's decoder reports).
+    pub(crate) fn check_values(&self) -> Result<(), Error> {
+        let bad = |what: &'static str, range: &str, value: f32| {
+            Err(Error::InvalidValue {
+                what,
+                value: value.to_string(),
+                range: range.to_string(),
+            })
         };
         if !(self.frequency.is_finite() && self.frequency > 0.0) {
             return bad("frequency", "finite and > 0", self.frequency);

@@ -16,6 +16,13 @@
 //! 64-bit FNV-1a checksum. A space restored from it continues bit for bit as the space the
 //! snapshot was taken from would have. Reading never panics: truncated, corrupted or
 //! inconsistent input, and types the registry does not know, are [`SnapshotError`]s.
+//!
+//! The bytes are untrusted input (the checksum catches accidents, and anyone can
+//! recompute it): every value is checked as the API checks it when it is set by hand,
+//! and the first one out of range is a [`SnapshotError::InvalidValue`] naming it, before
+//! anything is restored. So are the solver's state the next step reads (warm starts,
+//! the last substep, a kept factor's Jacobian, which must give a finite `K`) and the
+//! handle tables; a length never allocates more than the input holds.
 //! A snapshot read back keeps the identity of the space it was taken from; a peer that
 //! built the same scene restores it under its own handles after
 //! [`Snapshot::adopt_identity_of`].
@@ -32,14 +39,15 @@ use std::sync::OnceLock;
 
 use glam::Vec2;
 
-use crate::body::{Body, BodyHandle, BodyKind};
+use crate::body::{Body, BodyHandle, BodyKind, check_inertia, check_mass_alone};
 use crate::constraint::{Constraint, InvalidParameter, JacobianCache};
+use crate::error::Error;
 use crate::joints::{
     AngleJoint, DistanceJoint, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
 };
 use crate::settings::ConstraintSettings;
 use crate::solver::{ErasedStore, Store};
-use crate::space::Snapshot;
+use crate::space::{Snapshot, Space};
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
 
 /// The first bytes of every snapshot.
@@ -98,6 +106,18 @@ pub enum SnapshotError {
     Malformed(&'static str),
     /// A constraint in the bytes does not pass its own [`Constraint::validate`].
     InvalidConstraint(InvalidParameter),
+    /// A number in the bytes is NaN, infinite or outside the range the API accepts for
+    /// it (see [`limits`](crate::limits)), or a constraint has no dynamic body: what
+    /// [`Space`] refuses when the same value is set by hand.
+    InvalidValue {
+        /// Where the value is, e.g. `"gravity"`, `"bodies[3].position"` (body slot 3) or
+        /// `"PivotJoint[2].settings.frequency"` (the `PivotJoint` in slot 2).
+        field: String,
+        /// The value, formatted.
+        value: String,
+        /// What is accepted, in words.
+        accepted: String,
+    },
 }
 
 impl std::fmt::Display for SnapshotError {
@@ -134,6 +154,14 @@ impl std::fmt::Display for SnapshotError {
             ),
             Self::Malformed(what) => write!(f, "malformed snapshot: {what}"),
             Self::InvalidConstraint(e) => write!(f, "invalid constraint in snapshot: {e}"),
+            Self::InvalidValue {
+                field,
+                value,
+                accepted,
+            } => write!(
+                f,
+                "invalid `{field}` in snapshot: got {value}, accepted: {accepted}"
+            ),
         }
     }
 }
@@ -695,10 +723,15 @@ impl SnapshotRegistry {
         }
         let mut body = &contents[HEADER_LEN..];
         let mut snapshot = read_space(&mut body)?;
-        let generations: Vec<Option<u32>> = snapshot
+        let live: Vec<Option<LiveBody>> = snapshot
             .bodies
             .iter()
-            .map(|(g, b)| b.as_ref().map(|_| *g))
+            .map(|(generation, body)| {
+                body.as_ref().map(|b| LiveBody {
+                    generation: *generation,
+                    dynamic: b.is_dynamic(),
+                })
+            })
             .collect();
         let store_count = u32::read_snapshot(&mut body)?;
         for i in 0..store_count {
@@ -725,12 +758,7 @@ impl SnapshotRegistry {
             let (mut payload, rest) = body.split_at(payload_len);
             body = rest;
             let mut store = (registered.new_store)(snapshot.id, i);
-            store.decode(
-                &mut payload,
-                registered.codec.as_ref(),
-                snapshot.id,
-                &generations,
-            )?;
+            store.decode(&mut payload, registered.codec.as_ref(), snapshot.id, &live)?;
             if !payload.is_empty() {
                 return Err(SnapshotError::Malformed("a store's payload is too long"));
             }
@@ -751,6 +779,14 @@ impl SnapshotRegistry {
         }
         Ok(snapshot)
     }
+}
+
+/// A live body slot of a snapshot being read, as its stores' decoders check their
+/// constraints' bodies against it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LiveBody {
+    pub(crate) generation: u32,
+    pub(crate) dynamic: bool,
 }
 
 /// 64-bit FNV-1a.
@@ -792,8 +828,8 @@ fn write_space(s: &Snapshot, out: &mut Vec<u8>) {
     write_list(&s.faulty, out);
 }
 
-/// Reads the space's part of a snapshot (everything but the stores) and checks its body
-/// tables against each other.
+/// Reads the space's part of a snapshot (everything but the stores), checking every value
+/// as the API checks it and the body tables against each other.
 fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
     let id = u32::read_snapshot(input)?;
     let gravity = Vec2::read_snapshot(input)?;
@@ -807,32 +843,7 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
     let direct_solve = bool::read_snapshot(input)?;
     let [joint_hertz, joint_damping_ratio, max_linear_speed] =
         SnapshotFields::read_snapshot(input)?;
-    let slots = u32::read_snapshot(input)?;
-    let mut bodies = Vec::new();
-    for _ in 0..slots {
-        let generation = u32::read_snapshot(input)?;
-        let body = if bool::read_snapshot(input)? {
-            Some(Body::read_snapshot(input)?)
-        } else {
-            None
-        };
-        bodies.push((generation, body));
-    }
-    let free_bodies: Vec<u32> = read_list(input)?;
-    let body_count = read_len(input)?;
-    if body_count != bodies.iter().filter(|(_, b)| b.is_some()).count() {
-        return Err(SnapshotError::Malformed("the body count"));
-    }
-    let mut listed = vec![false; bodies.len()];
-    for &i in &free_bodies {
-        match bodies.get(i as usize) {
-            Some((_, None)) if !listed[i as usize] => listed[i as usize] = true,
-            _ => return Err(SnapshotError::Malformed("the free body list")),
-        }
-    }
-    let broken = read_list(input)?;
-    let faulty = read_list(input)?;
-    Ok(Snapshot {
+    let mut snapshot = Snapshot {
         id,
         gravity,
         substeps,
@@ -844,15 +855,127 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
         joint_hertz,
         joint_damping_ratio,
         max_linear_speed,
-        bodies,
-        free_bodies,
-        body_count,
+        bodies: Vec::new(),
+        free_bodies: Vec::new(),
+        body_count: 0,
         stores: Vec::new(),
         store_of: HashMap::new(),
-        broken,
-        faulty,
-    })
+        broken: Vec::new(),
+        faulty: Vec::new(),
+    };
+    // The settings as `Space::validate` sees them (cheap while there are no bodies).
+    Space::from_snapshot(&snapshot)
+        .validate()
+        .map_err(|e| refused(String::new(), e))?;
+    let slots = u32::read_snapshot(input)?;
+    for i in 0..slots {
+        let generation = u32::read_snapshot(input)?;
+        let body = if bool::read_snapshot(input)? {
+            let body = Body::read_snapshot(input)?;
+            check_body(&body).map_err(|e| refused(format!("bodies[{i}]."), e))?;
+            Some(body)
+        } else {
+            None
+        };
+        snapshot.bodies.push((generation, body));
+    }
+    let bodies = &snapshot.bodies;
+    snapshot.free_bodies = read_list(input)?;
+    snapshot.body_count = read_len(input)?;
+    if snapshot.body_count != bodies.iter().filter(|(_, b)| b.is_some()).count() {
+        return Err(SnapshotError::Malformed("the body count"));
+    }
+    let mut listed = vec![false; bodies.len()];
+    for &i in &snapshot.free_bodies {
+        match bodies.get(i as usize) {
+            Some((_, None)) if !listed[i as usize] => listed[i as usize] = true,
+            _ => return Err(SnapshotError::Malformed("the free body list")),
+        }
+    }
+    snapshot.broken = read_list(input)?;
+    for (i, event) in snapshot.broken.iter().enumerate() {
+        check_break_values(event.value, event.limit, || format!("broken[{i}]."))?;
+    }
+    snapshot.faulty = read_list(input)?;
+    Ok(snapshot)
 }
+
+/// [`Body::validate`], and what a body's constructors and setters guarantee besides: the
+/// mass and inertia of a static or kinematic body are in range too, or infinite (as
+/// [`Body::static_body`] gives them), and the cached rotation is a unit vector.
+fn check_body(body: &Body) -> Result<(), Error> {
+    body.check_values()?;
+    if !body.is_dynamic() {
+        if body.mass != f32::INFINITY {
+            check_mass_alone(body.mass)?;
+        }
+        check_inertia(body.inertia)?;
+    }
+    let Pose { cos, sin, .. } = body.pose;
+    // The drift renormalises the rotation to a few ulps, a projection's nudge leaves
+    // a few more: far inside this.
+    let unit = (cos * cos + sin * sin - 1.0).abs() <= 1e-4;
+    if !unit {
+        return Err(Error::InvalidValue {
+            what: "rotation",
+            value: format!("(cos {cos}, sin {sin})"),
+            range: "a unit vector (cos² + sin² within 1e-4 of 1)".to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A break's measured value and limit: finite and not negative.
+pub(crate) fn check_break_values(
+    value: f32,
+    limit: f32,
+    prefix: impl Fn() -> String,
+) -> Result<(), SnapshotError> {
+    check_range(|| prefix() + "value", &[value], 0.0..=f32::MAX)?;
+    check_range(|| prefix() + "limit", &[limit], 0.0..=f32::MAX)
+}
+
+/// The API's refusal of a value ([`Error::InvalidValue`], as the `check_values` of bodies
+/// and settings and [`Space::validate`] give it) as the snapshot's, its field under
+/// `prefix`.
+pub(crate) fn refused(prefix: String, e: Error) -> SnapshotError {
+    match e {
+        Error::InvalidValue { what, value, range } => SnapshotError::InvalidValue {
+            field: prefix + what,
+            value,
+            accepted: range,
+        },
+        other => SnapshotError::InvalidValue {
+            field: prefix.trim_end_matches('.').to_string(),
+            value: other.to_string(),
+            accepted: "what the space accepts".to_string(),
+        },
+    }
+}
+
+/// `Ok` if every one of `values` is in `accepted` (NaN never is), else a
+/// [`SnapshotError::InvalidValue`] for the first that is not, at `field()`.
+pub(crate) fn check_range(
+    field: impl FnOnce() -> String,
+    values: &[f32],
+    accepted: std::ops::RangeInclusive<f32>,
+) -> Result<(), SnapshotError> {
+    match values.iter().find(|x| !accepted.contains(x)) {
+        None => Ok(()),
+        Some(x) => Err(SnapshotError::InvalidValue {
+            field: field(),
+            value: x.to_string(),
+            accepted: if accepted == FINITE {
+                "finite".to_string()
+            } else {
+                format!("{:e} ..= {:e}", accepted.start(), accepted.end())
+            },
+        }),
+    }
+}
+
+/// Every finite `f32`.
+pub(crate) const FINITE: std::ops::RangeInclusive<f32> = -f32::MAX..=f32::MAX;
 
 impl Snapshot {
     /// The snapshot as bytes, written with `registry` (which must know every constraint
@@ -964,7 +1087,9 @@ mod serde_impls {
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
-            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            // The hint may be a length read from the input: trusted only up to a page,
+            // past that the buffer grows with the bytes actually read.
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 12));
             while let Some(byte) = seq.next_element::<u8>()? {
                 bytes.push(byte);
             }

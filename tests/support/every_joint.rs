@@ -84,3 +84,26 @@ pub fn every_joint(space: &mut Space) -> (BodyHandle, [BodyHandle; 6]) {
         .unwrap();
     (ground, [a, b, c, d, e, f])
 }
+
+/// A soft joint between `c` and `f` that breaks as soon as they move apart and stays
+/// (inactive), then a joint between `a` and `c` and the body `doomed` removed again, so
+/// that both handle tables have free slots: what a snapshot must carry besides the joints.
+#[allow(dead_code)] // not every includer takes snapshots
+pub fn break_and_free_slots(space: &mut Space, [a, c, f]: [BodyHandle; 3], doomed: BodyHandle) {
+    space
+        .add_constraint_with(
+            DistanceJoint::new(c, f, Vec2::ZERO, Vec2::ZERO, 0.0, 0.1),
+            ConstraintSettings {
+                max_error: 0.2,
+                break_under_error: true,
+                remove_on_break: false,
+                ..ConstraintSettings::soft(1.0, 1.0)
+            },
+        )
+        .unwrap();
+    let removed = space
+        .add_constraint(DistanceJoint::new(a, c, Vec2::ZERO, Vec2::ZERO, 0.0, 9.0))
+        .unwrap();
+    space.remove_constraint(removed).unwrap();
+    space.remove_body(doomed).unwrap();
+}

@@ -40,6 +40,7 @@
 //! inequality row is clamped to `≤ 0` (push only). Constraints reporting
 //! `HAS_LIMITS = false` skip all of this: every row is the equality `c = 0`.
 
+mod decoded;
 pub(crate) mod direct;
 
 use std::any::Any;
@@ -981,14 +982,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// `shared` and `local` are not written: [`Entry::set_body_indices`] derives them.
     fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::snapshot::EntryCodec);
     /// Reads what [`encode`](Self::encode) wrote into this empty store, checking the slot
-    /// table and that every slot's body is live in the snapshot's space `space`, whose
-    /// body slots have `generations` (`None`: free).
+    /// table, that every slot's body is live in the snapshot's space `space`, whose
+    /// body slots are `bodies` (`None`: free), and every value in range.
     fn decode(
         &mut self,
         input: &mut &[u8],
         codec: &dyn crate::snapshot::EntryCodec,
         space: u32,
-        generations: &[Option<u32>],
+        bodies: &[Option<crate::snapshot::LiveBody>],
     ) -> Result<(), crate::snapshot::SnapshotError>;
     /// Moves the store into the space `space`: its ids and every constraint's body handles
     /// name that space from now on.
@@ -2705,7 +2706,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         input: &mut &[u8],
         codec: &dyn crate::snapshot::EntryCodec,
         space: u32,
-        generations: &[Option<u32>],
+        bodies: &[Option<crate::snapshot::LiveBody>],
     ) -> Result<(), crate::snapshot::SnapshotError> {
         use crate::snapshot::{SnapshotError, SnapshotFields, read_len};
         let malformed = SnapshotError::Malformed;
@@ -2730,8 +2731,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let body_indices = <[u32; B]>::read_snapshot(input)?;
             let handles = constraint.bodies();
             for (h, &i) in handles.iter().zip(&body_indices) {
-                let live = generations.get(i as usize).copied().flatten();
-                if h.space != space || h.index != i || live != Some(h.generation) {
+                let live = bodies.get(i as usize).copied().flatten();
+                if h.space != space
+                    || h.index != i
+                    || live.map(|b| b.generation) != Some(h.generation)
+                {
                     return Err(malformed("a constraint's body is not live in the space"));
                 }
             }
@@ -2786,6 +2790,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 None
             };
             entry.force_checked = cold.clamp_force || cold.settings.break_under_force;
+            decoded::check_entry(&entry, &cold, bodies)?;
             self.entries.push(entry);
             self.cold.push(cold);
         }
