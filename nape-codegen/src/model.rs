@@ -118,6 +118,7 @@ impl Model {
 impl Comparison {
     /// Whether `left <op> right` holds.
     #[must_use]
+    #[cfg(feature = "runtime")]
     pub fn holds(self, left: f32, right: f32) -> bool {
         match self {
             Comparison::Less => left < right,

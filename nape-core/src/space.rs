@@ -2218,6 +2218,12 @@ impl Space {
         if !self.mark_unsettled(RELINEARIZED_SETTLED) {
             return;
         }
+        self.project_marked_without_velocity();
+    }
+
+    /// One guarded projection of the marked islands, errors measured with the right-hand
+    /// side: bodies moved by `M⁻¹Jᵀμ`, no velocity changed, no impulse counted.
+    fn project_marked_without_velocity(&mut self) {
         self.direct.forget_saved_impulses();
         self.islands.projection_start.clone_from(&self.poses);
         self.islands.velocity_start.clone_from(&self.velocities);
@@ -2256,15 +2262,7 @@ impl Space {
         self.measure_island_errors(true);
         let corrected = self.mark_unsettled(FINISHED);
         if corrected {
-            self.direct.forget_saved_impulses();
-            self.islands.projection_start.clone_from(&self.poses);
-            self.islands.velocity_start.clone_from(&self.velocities);
-            self.islands
-                .errors_before
-                .clone_from(&self.islands.island_errors);
-            self.direct
-                .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
-            self.keep_projections_that_helped();
+            self.project_marked_without_velocity();
             self.project_unsettled(false, FINISHED);
         }
         self.exact_solve(1, Islands::All);
