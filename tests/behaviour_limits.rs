@@ -353,22 +353,17 @@ fn distance_rope_holds_a_hanging_weight_at_rest() {
     );
 }
 
-/// Slack inside the range, 1: a weight released at distance 1 under a hook falls exactly
-/// like a free twin until the rope (max 2) catches it.
+/// Slack inside the range, 1: a weight released at distance 1 under a hook falls as a free
+/// body does (`p = p₀ + g t²/2`, `v = g t`, which the step's velocity Verlet meets at every
+/// step) until the rope (max 2) catches it.
 #[test]
 fn distance_rope_is_slack_while_falling_inside_its_range() {
     let (min, max) = (0.5, 2.0);
     let mut space = Space::new();
-    // The free twin is swept, the joined body solved exactly: the same substeps for both.
-    space.substeps = space.exact_substeps;
-    space.adaptive_substeps = false;
     space.gravity = GRAVITY;
     let hook = space.add_body(Body::static_body()).unwrap();
     let start = Vec2::new(1.0, 0.0);
     let weight = space.add_body(Body::dynamic(1.0, 1.0).at(start)).unwrap();
-    let twin = space
-        .add_body(Body::dynamic(1.0, 1.0).at(start + Vec2::new(5.0, 0.0)))
-        .unwrap();
     space
         .add_constraint(DistanceJoint::new(
             hook,
@@ -381,31 +376,29 @@ fn distance_rope_is_slack_while_falling_inside_its_range() {
         .unwrap();
     let (mut free_steps, mut dv, mut dp) = (0, 0.0f32, 0.0f32);
     let mut caught = false;
-    for _ in 0..120 {
+    for step in 1..=120 {
         space.step(DT);
         let d = space.body(weight).unwrap().position().length();
         if d < max - 1e-4 && !caught {
             free_steps += 1;
-            dv = dv.max((velocity(&space, weight) - velocity(&space, twin)).length());
-            let offset = space.body(twin).unwrap().position() - Vec2::new(5.0, 0.0);
-            dp = dp.max((space.body(weight).unwrap().position() - offset).length());
+            let t = step as f32 * DT;
+            dv = dv.max((velocity(&space, weight) - GRAVITY * t).length());
+            let free = start + 0.5 * GRAVITY * t * t;
+            dp = dp.max((space.body(weight).unwrap().position() - free).length());
         } else {
             caught = true;
         }
     }
     println!(
-        "distance rope slack while falling: {free_steps} free steps; |Δv| vs free twin {dv:.3e}, |Δp| {dp:.3e}"
+        "distance rope slack while falling: {free_steps} free steps; |Δv| vs free fall {dv:.3e}, |Δp| {dp:.3e}"
     );
     // Free fall from distance 1 reaches distance 2 after about 0.59 s (35 steps).
     assert!(free_steps >= 30, "only {free_steps} free steps");
     assert!(caught, "the rope never caught the weight");
-    assert!(dv <= 1e-6, "the slack rope changed the velocity by {dv}");
-    assert!(dp <= 1e-6, "the slack rope moved the weight by {dp}");
+    assert!(dv <= 1e-5, "the slack rope changed the velocity by {dv}");
+    assert!(dp <= 1e-5, "the slack rope moved the weight by {dp}");
 }
 
-/// Slack inside the range, 2: two dynamic, spinning bodies joined at off-centre anchors by
-/// `DistanceJoint(0.5..=2.0)` drift from distance ≈ 0.8 to ≈ 1.7 (no gravity): their linear
-/// and angular velocities stay exactly the initial ones.
 #[test]
 fn distance_rope_between_two_moving_bodies_is_slack_inside_its_range() {
     let (min, max) = (0.5, 2.0);

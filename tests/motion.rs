@@ -6,9 +6,11 @@
 
 #[path = "support/mechanics.rs"]
 mod mechanics;
+#[path = "../examples/common/scenes.rs"]
+mod scenes;
 
 use mechanics::*;
-use nape::{Body, PivotJoint, Space, Vec2};
+use nape::{AngleJoint, Body, ConstraintSettings, MotorJoint, PivotJoint, Space, Vec2};
 
 const HORIZONTAL: f64 = std::f64::consts::FRAC_PI_2;
 
@@ -237,4 +239,82 @@ fn a_spinning_loop_keeps_its_momenta() {
     assert!(run.linear_change <= 1e-4, "{run:?}");
     assert!(run.angular_change.abs() <= 1e-4, "{run:?}");
     assert!(run.kinetic_change.abs() <= 1e-3, "{run:?}");
+}
+
+/// A free ragdoll (pivots with angle limits at the shoulders, elbows, hips and knees, a
+/// welded head) thrown spinning with a forearm flung against its elbow, its pivots stiff,
+/// soft at 5 Hz, and stiff but breaking under 5 N: no external force or torque, so its
+/// momenta stay, while the limits it strikes take kinetic energy (they are inelastic).
+#[test]
+fn a_free_ragdoll_keeps_its_momenta_stiff_soft_and_breaking() {
+    let breaking = ConstraintSettings {
+        max_force: 5.0,
+        break_under_force: true,
+        ..ConstraintSettings::default()
+    };
+    for pivots in [
+        None,
+        Some(ConstraintSettings::soft(5.0, 0.0)),
+        Some(breaking),
+    ] {
+        let mut s = scenes::Scene::new();
+        let doll = s.add_ragdoll(Vec2::ZERO);
+        s.set_rigid_motion(&doll.bodies, Vec2::ZERO, Vec2::new(3.0, 1.0), 4.0);
+        let mut hand = s.space.body_mut(doll.left_hand).unwrap();
+        hand.set_angular_velocity(20.0).unwrap();
+        if let Some(settings) = pivots {
+            for h in s.pivots.clone() {
+                s.space.set_settings(h, settings).unwrap();
+            }
+        }
+        let run = run_free(&mut s.space, &doll.bodies, 10.0);
+        println!("free ragdoll, pivots {pivots:?}, 10 s: {run:?}");
+        assert!(run.linear_change <= 1e-4, "{pivots:?}: {run:?}");
+        assert!(run.angular_change.abs() <= 1e-4, "{pivots:?}: {run:?}");
+        assert!(
+            run.kinetic_change <= 1e-3,
+            "{pivots:?} gained energy: {run:?}"
+        );
+    }
+}
+
+/// The spinning pair on a soft pivot (its spring stretched by the spin at 2 Hz, and
+/// stiffer at 10 Hz), with an angle limit it strikes, and with a motor between the links:
+/// each keeps its momenta.
+#[test]
+fn a_spinning_pair_keeps_its_momenta_on_springs_limits_and_motors() {
+    let cases: [(&str, fn(&mut Space, &[nape::BodyHandle])); 4] = [
+        ("soft pivot 2 Hz", |space, b| {
+            let pin = space.constraints().next().unwrap().id;
+            space.remove_constraint_id(pin).unwrap();
+            let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
+            let soft = ConstraintSettings::soft(2.0, 0.0);
+            space.add_constraint_with(pivot, soft).unwrap();
+        }),
+        ("soft pivot 10 Hz", |space, b| {
+            let pin = space.constraints().next().unwrap().id;
+            space.remove_constraint_id(pin).unwrap();
+            let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
+            let soft = ConstraintSettings::soft(10.0, 0.0);
+            space.add_constraint_with(pivot, soft).unwrap();
+        }),
+        ("angle limit ±0.5", |space, b| {
+            space
+                .add_constraint(AngleJoint::new(b[0], b[1], -0.5, 0.5))
+                .unwrap();
+        }),
+        ("motor at 1 rad/s", |space, b| {
+            space
+                .add_constraint(MotorJoint::new(b[0], b[1], 1.0))
+                .unwrap();
+        }),
+    ];
+    for (name, add) in cases {
+        let (mut space, bodies) = spinning_pair();
+        add(&mut space, &bodies);
+        let run = run_free(&mut space, &bodies, 10.0);
+        println!("spinning pair, {name}, 10 s: {run:?}");
+        assert!(run.linear_change <= 1e-4, "{name}: {run:?}");
+        assert!(run.angular_change.abs() <= 1e-4, "{name}: {run:?}");
+    }
 }

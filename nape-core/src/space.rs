@@ -445,8 +445,8 @@ struct IslandState {
     island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
     errors_last: Vec<f32>,
-    /// Whether each island holds stiff equality constraints only (see
-    /// `Space::mark_plain_islands`).
+    /// Whether each island steps by RATTLE: no force limit, breaking under error or
+    /// bounded spring in it (see `Space::mark_plain_islands`).
     island_plain: Vec<bool>,
     /// Whether each island does not rest (see `choose_exact_substeps`; every island, with
     /// fixed substeps).
@@ -1695,8 +1695,9 @@ impl Space {
         self.direct.set_active(&self.islands.island_run);
     }
 
-    /// Flags in `island_plain` the acyclic islands whose every constraint is a stiff
-    /// equality constraint (no limits, motor, spring or force limit): those RATTLE steps.
+    /// Flags in `island_plain` the acyclic islands RATTLE steps: those of stiff joints,
+    /// limits, motors and unbounded springs, without a force limit, breaking under error or
+    /// a spring with bounds.
     fn mark_plain_islands(&mut self) {
         self.islands.island_plain.clear();
         self.islands
@@ -2126,17 +2127,33 @@ impl Space {
                 for &s in &self.store_order {
                     self.stores[s].correct_limits(
                         &mut self.poses,
+                        &mut self.velocities,
                         &mut self.direct,
                         round == 0,
                         self.max_linear_speed * h,
                         group,
+                        rattle.then_some(h),
                     );
                 }
                 if !(exact && self.direct.promote()) {
                     break;
                 }
                 moved = true;
-                self.project(Islands::Marked);
+                if rattle {
+                    // The rows the limits push off, corrected as SHAKE corrects them: by
+                    // impulses, which keep the island's momenta.
+                    self.measure_island_errors(true);
+                    self.direct.project_as_impulse(
+                        Islands::Marked,
+                        &self.inverse_masses,
+                        &mut self.poses,
+                        &mut self.velocities,
+                        h,
+                    );
+                    self.pull_impulses();
+                } else {
+                    self.project(Islands::Marked);
+                }
             }
             if exact {
                 // Unmoved, the errors measured before still hold, and so does the rhs.
@@ -2632,6 +2649,9 @@ impl Space {
                 self.poses[b] = self.islands.projection_start[b];
                 self.velocities[b] = self.islands.velocity_start[b];
             }
+        }
+        for &s in &self.store_order {
+            self.stores[s].undo_limit_impulses(&self.direct, &self.islands.island_worse);
         }
         if self.direct.restore_impulses(&self.islands.island_worse) {
             self.pull_impulses();

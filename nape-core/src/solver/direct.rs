@@ -1055,6 +1055,12 @@ impl DirectSystem {
         self.lambda[s.row_offset + slot.row as usize + row] = f64::from(value);
     }
 
+    /// Adds to the accumulated impulse of a row (a correction applied outside the solve).
+    pub(crate) fn add_impulse(&mut self, slot: &DirectSlot, row: usize, value: f32) {
+        let s = &self.supers[slot.node as usize];
+        self.lambda[s.row_offset + slot.row as usize + row] += f64::from(value);
+    }
+
     /// Factorises the system of every acyclic island for the rows written this substep,
     /// except those that start from a carried factor ([`Carry`]).
     pub(crate) fn factor(&mut self, which: Islands, inverse_masses: &[InverseMass]) {

@@ -313,8 +313,13 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// rest through the current `J`. Zero between substeps (and so between steps: not
     /// snapshotted).
     rebased_impulse: [f32; D],
-    /// The compliance of the exact rows relative to `K` (stiff, or the spring's).
+    /// The compliance of the exact rows relative to `K` (stiff, or a linear step's spring).
     direct_compliance: f32,
+    /// A RATTLE spring's compliance relative to `k̄ I`, `k̄` the mean of `K`'s diagonal: a
+    /// spring of one stiffness in every direction, so that its force on two anchors lies
+    /// along their separation and keeps the island's angular momentum (relative to `K`,
+    /// the force leans towards the stiffer direction and turns the island).
+    spring_compliance: f32,
     /// Rows handed to the exact solve this substep.
     direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
@@ -327,6 +332,9 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     in_run: bool,
     /// A force limit clamps the impulse (soft or velocity-only with a finite `max_force`).
     clamp_force: bool,
+    /// What this substep's limit corrections added to the swept rows' impulses (RATTLE
+    /// islands), for the guard to take back if it undoes the substep's corrections.
+    limit_impulse: [f32; D],
     /// Whether its rows and `J` are those its island's last finishing substep factorised,
     /// and that factor was kept for the next step ([`direct::Carry`]): what a rebuilt
     /// system restores the factor from.
@@ -627,9 +635,11 @@ fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         direct: None,
         direct_rows: [false; D],
         direct_compliance: STIFF_COMPLIANCE,
+        spring_compliance: 0.0,
         in_run: true,
         sweep: false,
         rebased_impulse: [0.0; D],
+        limit_impulse: [0.0; D],
         broken: None,
         carried: false,
     };
@@ -689,12 +699,13 @@ fn spring_bias<const D: usize>(
 const UNDAMPED_COMPLIANCE: f32 = 1e8;
 
 /// A soft constraint's spring as velocity Verlet takes it (a RATTLE island): the kick
-/// `−kick·ω² K⁻¹ C` of the spring force at the poses the rows are taken at (explicit, so
-/// that an undamped spring keeps its energy without drift), with the damper `−2ζω K⁻¹ J v`
-/// implicit in the velocity it leaves, both relative to the row's effective mass as
-/// Nape's springs are. In the exact solve's compliance form `(K + γ₀K) λ = −(J v + b)`
-/// that is `γ₀ = 1/(2ζω·kick)` and `b = γ₀·kick·ω² C` (the kick clamped in length to
-/// `max_error`, as `spring_bias` clamps its bias).
+/// `−kick·ω² C / k̄` of the spring force at the poses the rows are taken at (explicit, so
+/// that an undamped spring keeps its energy without drift), with the damper `−2ζω J v / k̄`
+/// implicit in the velocity it leaves, both relative to the constraint's effective mass as
+/// Nape's springs are, taken as one mass `1/k̄` in every direction (`k̄` the mean of
+/// `K`'s diagonal: `ColdEntry::spring_compliance`). In the exact solve's compliance form
+/// `(K + γ₀k̄) λ = −(J v + b)` that is `γ₀ = 1/(2ζω·kick)` and `b = γ₀·kick·ω² C` (the kick
+/// clamped in length to `max_error`, as `spring_bias` clamps its bias).
 pub(crate) fn verlet_spring<const D: usize>(
     settings: &ConstraintSettings,
     error: &[f32; D],
@@ -853,14 +864,21 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// the acyclic islands marked current in `direct`; the islands of the constraints that
     /// moved are marked pending.
     /// No body moves farther than `max_distance` in one correction.
+    /// With `as_impulse = Some(h)` (a RATTLE substep of length `h`), each correction is
+    /// the impulse it is: the velocities change by the move over `h` as well.
     fn correct_limits(
         &mut self,
         poses: &mut [Pose],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
         group: Group,
+        as_impulse: Option<f32>,
     );
+    /// Takes out of the swept rows' impulses what this substep's limit corrections added
+    /// to them, in the islands `undone` flags (the guard undid their corrections).
+    fn undo_limit_impulses(&mut self, direct: &DirectSystem, undone: &[bool]);
     /// Adds the squares of the positional errors of every stiff row of an acyclic island
     /// at `poses` to that island's entry of `island_errors`; with `rhs`, also writes them
     /// into the exact solve for the position projection (and its islands' reach).
@@ -1307,7 +1325,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
         if c.direct.is_some() && e.solving {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
-            c.direct_compliance = gamma0;
+            if spring.is_some() && substep.rattle {
+                (c.direct_compliance, c.spring_compliance) = (0.0, gamma0);
+            } else {
+                (c.direct_compliance, c.spring_compliance) = (gamma0, 0.0);
+            }
             // Limit rows join the exact solve while they push, and a force-limited
             // constraint's rows while its impulse stays within `max_force·h` (an active
             // set: `update_active_rows`): a limit from the start if violated or pushing in
@@ -1341,7 +1363,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 // bits.
                 e.impulse = [0.0; D];
             }
-            Self::write_direct_rows(e, c, &e.jacobian, &k, gamma0, velocities, direct);
+            Self::write_direct_rows(
+                e,
+                c,
+                &e.jacobian,
+                &k,
+                c.direct_compliance,
+                velocities,
+                direct,
+            );
         }
     }
 
@@ -1360,6 +1390,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct: &mut DirectSystem,
     ) {
         let Some(slot) = &c.direct else { return };
+        let isotropic = c.spring_compliance * (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
+        let compliance_of =
+            |i: usize, j: usize| compliance * k[i][j] + if i == j { isotropic } else { 0.0 };
         // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias (only
         // exact rows are written, and those of a constraint without limits weigh 1).
         let rows = e.constraint.jacobian_rows(jacobian);
@@ -1382,7 +1415,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 whole.projected[i] = 0.0;
                 whole.lambda[i] = f64::from(e.impulse[i]);
                 for (j, &kij) in k.iter().enumerate() {
-                    whole.compliance[i * D + j] = f64::from(compliance * kij);
+                    whole.compliance[i * D + j] = f64::from(compliance_of(i, j));
                     whole.mass[i * D + j] = f64::from(kij);
                 }
             }
@@ -1393,7 +1426,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             jacobian: [[[0.0; 3]; B]; D],
             bias: [[0.0; 2]; D],
             lambda: e.impulse,
-            compliance: k.map(|row| row.map(|kij| compliance * kij)),
+            compliance: std::array::from_fn(|i| std::array::from_fn(|j| compliance_of(i, j))),
             mass: *k,
             first_slot: std::array::from_fn(|s| e.first_of_its_body(s)),
         };
@@ -1773,13 +1806,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
-    /// Projects the violated inequality rows of one entry at `poses` onto their bounds.
+    /// Projects the violated inequality rows of one entry at `poses` onto their bounds;
+    /// returns the correction in weighted space (`w∘δ`, as impulses are kept), if any.
     fn correct_entry(
         e: &mut Entry<T, D, B>,
         c: &ColdEntry<D, B>,
         poses: &mut [Pose],
+        velocities: &mut [Velocity],
         max_distance: f32,
-    ) -> bool {
+        as_impulse: Option<f32>,
+    ) -> Option<[f32; D]> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let position = e.constraint.position_error(&slot_poses);
         let (w, error, inequality) = rows(&position, &e.constraint.bounds());
@@ -1787,9 +1823,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             inequality[i] && w[i] != 0.0 && error[i] > 0.0 && error[i].is_finite()
         });
         if !violated.iter().any(|&v| v) {
-            return false;
+            return None;
         }
-        let jacobian = e.constraint.jacobian(&slot_poses);
+        // RATTLE's corrections are impulses through the substep start's rows, as SHAKE's
+        // are, so that the step's totals (summed through those rows) hold them.
+        let jacobian = if as_impulse.is_some() {
+            e.jacobian
+        } else {
+            e.constraint.jacobian(&slot_poses)
+        };
         let k = e
             .constraint
             .effective_mass(&jacobian, &e.inverse_masses, c.shared);
@@ -1804,7 +1846,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             }
         });
         if delta.iter().any(|x| !x.is_finite()) {
-            return false;
+            return None;
         }
         let mut scratch = [Velocity::default(); B];
         e.constraint.apply_impulse(
@@ -1820,10 +1862,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 if d.linear != glam::Vec2::ZERO || d.angular != 0.0 {
                     let p = &mut poses[e.bodies[slot]];
                     *p = p.displace(d, max_distance);
+                    if let Some(h) = as_impulse {
+                        let v = &mut velocities[e.bodies[slot]];
+                        v.linear += d.linear / h;
+                        v.angular += d.angular / h;
+                    }
                 }
             }
         }
-        true
+        Some(std::array::from_fn(|i| w[i] * delta[i]))
     }
 
     /// [`commit`](Self::commit) with the difference `delta = new − old` (weighted space)
@@ -2060,20 +2107,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if self.direct_entries == 0 {
             return;
         }
-        for (e, c) in self.entries.iter().zip(&self.cold) {
+        for c in &self.cold {
             let Some(slot) = c.direct else { continue };
             let s = &c.settings;
-            let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min != b.max);
             // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
-            // error is its position (no bounds) and with a frequency.
+            // error is its position (no bounds) and with a frequency. Limits and motors
+            // step by RATTLE too: a limit's corrections are impulses (`correct_limits`), a
+            // motor's rows have no position to correct. A force limit that clamps (a
+            // motor's or a spring's) does not: RATTLE's position solve and closing
+            // projection are impulses its budget does not bound.
             let has_frequency = s.frequency > 0.0;
             let linear_spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
-            if limited
-                || linear_spring
-                || T::VELOCITY_ONLY
-                || s.max_force.is_finite()
-                || s.break_under_error
-            {
+            let clamps_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
+            if linear_spring || clamps_force || s.break_under_error {
                 plain[direct.island(&slot)] = false;
             }
         }
@@ -2095,15 +2141,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn correct_limits(
         &mut self,
         poses: &mut [Pose],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
         group: Group,
+        as_impulse: Option<f32>,
     ) {
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
         for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            if first {
+                c.limit_impulse = [0.0; D];
+            }
             if !group.holds(c.direct.is_some()) || (c.direct.is_some() && !c.in_run) {
                 continue;
             }
@@ -2114,11 +2165,46 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 Some(slot) => direct.is_marked(slot),
                 None => false,
             };
-            if (first || again)
-                && Self::correct_entry(e, c, poses, max_distance)
-                && let Some(slot) = c.direct
-            {
+            if !(first || again) {
+                continue;
+            }
+            let Some(weighted) =
+                Self::correct_entry(e, c, poses, velocities, max_distance, as_impulse)
+            else {
+                continue;
+            };
+            if let Some(h) = as_impulse {
+                // The correction's impulse counts in the constraint's totals (its rows in
+                // the exact solve, or its own swept impulse).
+                for (i, d) in weighted.iter().enumerate() {
+                    if *d == 0.0 {
+                        continue;
+                    }
+                    match &c.direct {
+                        Some(slot) if c.direct_rows[i] => direct.add_impulse(slot, i, d / h),
+                        _ => {
+                            e.impulse[i] += d / h;
+                            c.limit_impulse[i] += d / h;
+                        }
+                    }
+                }
+            }
+            if let Some(slot) = c.direct {
                 direct.mark(&slot);
+            }
+        }
+    }
+
+    fn undo_limit_impulses(&mut self, direct: &DirectSystem, undone: &[bool]) {
+        if !T::HAS_LIMITS || self.direct_entries == 0 {
+            return;
+        }
+        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if undone[direct.island(&slot)] {
+                for (impulse, added) in e.impulse.iter_mut().zip(&mut c.limit_impulse) {
+                    *impulse -= std::mem::take(added);
+                }
             }
         }
     }
@@ -2234,14 +2320,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 let error = e.constraint.position_error(&slot_poses);
                 let (spring, bias) = verlet_spring(&c.settings, &error, kick);
                 let gamma = spring.relative_compliance();
-                // The solve that follows finds `Δλ` from `(K + γ₀K)Δλ = −(Jv + b) − γ₀Kλ`
+                // The solve that follows finds `Δλ` from `(K + γ₀k̄)Δλ = −(Jv + b) − γ₀k̄λ`
                 // with `λ` this substep's impulse so far, already in the velocities: the
-                // kick is a new impulse, so `b` carries `−γ₀Kλ` back out.
-                e.bias[1] = std::array::from_fn(|i| {
-                    let held: f32 = (0..D).map(|j| k[i][j] * e.impulse[j]).sum();
-                    bias[i] - gamma * held
-                });
-                c.direct_compliance = gamma;
+                // kick is a new impulse, so `b` carries `−γ₀k̄λ` back out.
+                let mean = (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
+                e.bias[1] = std::array::from_fn(|i| bias[i] - gamma * mean * e.impulse[i]);
+                (c.direct_compliance, c.spring_compliance) = (0.0, gamma);
             }
             Self::write_direct_rows(
                 e,
@@ -2871,7 +2955,7 @@ mod tests {
         // What a substep reads of it and no more: the sweeps over a mesh walk this array
         // (the rest, in `ColdEntry`, was 96 more bytes an entry when it was here).
         assert_eq!(size_of::<Pivot>(), 216);
-        assert_eq!(size_of::<ColdEntry<2, 2>>(), 96);
+        assert_eq!(size_of::<ColdEntry<2, 2>>(), 112);
     }
 
     #[test]
