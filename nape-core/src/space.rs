@@ -2046,11 +2046,16 @@ impl Space {
                 self.direct.factor(Islands::All, &self.inverse_masses);
             }
             if rattle {
+                // The island errors are those of the current poses: measured by the start's
+                // projection, or at the end of the substep before (whose velocity passes
+                // moved no body). Only an island still apart needs its rows' errors.
                 if k == 0 {
                     self.project_start_errors();
                 }
-                self.measure_island_errors(true);
-                self.mark_unsettled(APART);
+                if self.mark_unsettled(APART) {
+                    self.measure_island_errors(true);
+                    self.mark_unsettled(APART);
+                }
                 self.direct.keep_start_errors(&self.islands.island_worse);
             }
             self.solve_pass(0, self.velocity_iterations, group, None);
@@ -2123,6 +2128,7 @@ impl Space {
             if exact {
                 self.direct.clear_marks();
             }
+            let mut limits_moved = false;
             for round in 0..LIMIT_ROUNDS {
                 for &s in &self.store_order {
                     self.stores[s].correct_limits(
@@ -2131,14 +2137,14 @@ impl Space {
                         &mut self.direct,
                         round == 0,
                         self.max_linear_speed * h,
-                        group,
-                        rattle.then_some(h),
+                        &substep,
                     );
                 }
                 if !(exact && self.direct.promote()) {
                     break;
                 }
                 moved = true;
+                limits_moved = true;
                 if rattle {
                     // The rows the limits push off, corrected as SHAKE corrects them: by
                     // impulses, which keep the island's momenta.
@@ -2159,7 +2165,9 @@ impl Space {
                 // Unmoved, the errors measured before still hold, and so does the rhs.
                 let measured = !moved;
                 if moved {
-                    self.keep_projections_that_helped();
+                    // SHAKE's last measurement holds unless a limit moved a body since.
+                    let current = rattle && !limits_moved;
+                    self.keep_projections_that_helped(current);
                 }
                 if rattle {
                     if k + 1 == substeps {
@@ -2249,7 +2257,7 @@ impl Space {
             .clone_from(&self.islands.island_errors);
         self.direct
             .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
-        self.keep_projections_that_helped();
+        self.keep_projections_that_helped(false);
     }
 
     /// The end of a moving exact island's step (RATTLE's velocity half): the second half
@@ -2356,7 +2364,7 @@ impl Space {
             .clone_from(&self.islands.island_errors);
         self.direct
             .project(Islands::Marked, &self.inverse_masses, &mut self.poses);
-        self.keep_projections_that_helped();
+        self.keep_projections_that_helped(false);
     }
 
     /// Keeps marked (see [`mark_unsettled`](Self::mark_unsettled)) only the islands whose
@@ -2542,10 +2550,13 @@ impl Space {
     /// island's system nearly singular, and its projection would then fling bodies by any
     /// distance; an island whose constraints can be met is never reverted, since each
     /// projection shrinks its error.
-    /// It measures the errors the corrections left (`island_errors`) but writes no
-    /// right-hand side: a projection after it measures again.
-    fn keep_projections_that_helped(&mut self) {
-        self.measure_island_errors(false);
+    /// It measures the errors the corrections left (`island_errors`; `measured`: they are
+    /// measured already) but writes no right-hand side: a projection after it measures
+    /// again.
+    fn keep_projections_that_helped(&mut self, measured: bool) {
+        if !measured {
+            self.measure_island_errors(false);
+        }
         if !self.mark_worse_islands() {
             return;
         }
@@ -2600,6 +2611,9 @@ impl Space {
         // apply through them.
         self.islands.lm_damping.fill(0.0);
         self.rebase_exact_rows(None);
+        // The errors at the poses kept, for whatever reads them next (a RATTLE substep's
+        // start).
+        self.measure_island_errors(false);
     }
 
     /// Moves the exact solve's constraints to `J` at the current poses within a substep

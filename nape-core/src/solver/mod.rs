@@ -864,8 +864,8 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// the acyclic islands marked current in `direct`; the islands of the constraints that
     /// moved are marked pending.
     /// No body moves farther than `max_distance` in one correction.
-    /// With `as_impulse = Some(h)` (a RATTLE substep of length `h`), each correction is
-    /// the impulse it is: the velocities change by the move over `h` as well.
+    /// In a RATTLE substep (`substep.rattle`) each correction is the impulse it is: the
+    /// velocities change by the move over `h` as well.
     fn correct_limits(
         &mut self,
         poses: &mut [Pose],
@@ -873,8 +873,7 @@ pub(crate) trait ErasedStore: Send + Sync {
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
-        group: Group,
-        as_impulse: Option<f32>,
+        substep: &Substep,
     );
     /// Takes out of the swept rows' impulses what this substep's limit corrections added
     /// to them, in the islands `undone` flags (the guard undid their corrections).
@@ -2145,9 +2144,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         direct: &mut DirectSystem,
         first: bool,
         max_distance: f32,
-        group: Group,
-        as_impulse: Option<f32>,
+        substep: &Substep,
     ) {
+        let (group, as_impulse) = (substep.group, substep.rattle.then_some(substep.h));
         if !T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
