@@ -283,7 +283,8 @@ fn a_free_ragdoll_keeps_its_momenta_stiff_soft_and_breaking() {
 /// each keeps its momenta.
 #[test]
 fn a_spinning_pair_keeps_its_momenta_on_springs_limits_and_motors() {
-    let cases: [(&str, fn(&mut Space, &[nape::BodyHandle])); 4] = [
+    type AddJoint = fn(&mut Space, &[nape::BodyHandle]);
+    let cases: [(&str, AddJoint); 4] = [
         ("soft pivot 2 Hz", |space, b| {
             let pin = space.constraints().next().unwrap().id;
             space.remove_constraint_id(pin).unwrap();
