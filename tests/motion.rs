@@ -279,12 +279,12 @@ fn a_free_ragdoll_keeps_its_momenta_stiff_soft_and_breaking() {
 }
 
 /// The spinning pair on a soft pivot (its spring stretched by the spin at 2 Hz, and
-/// stiffer at 10 Hz), with an angle limit it strikes, and with a motor between the links:
-/// each keeps its momenta.
+/// stiffer at 10 Hz), with an angle limit it strikes, and with a motor between the links
+/// (its torque unbounded, and bounded): each keeps its momenta.
 #[test]
 fn a_spinning_pair_keeps_its_momenta_on_springs_limits_and_motors() {
     type AddJoint = fn(&mut Space, &[nape::BodyHandle]);
-    let cases: [(&str, AddJoint); 4] = [
+    let cases: [(&str, AddJoint); 5] = [
         ("soft pivot 2 Hz", |space, b| {
             let pin = space.constraints().next().unwrap().id;
             space.remove_constraint_id(pin).unwrap();
@@ -308,6 +308,14 @@ fn a_spinning_pair_keeps_its_momenta_on_springs_limits_and_motors() {
             space
                 .add_constraint(MotorJoint::new(b[0], b[1], 1.0))
                 .unwrap();
+        }),
+        ("motor at 1 rad/s, at most 0.5 N·m", |space, b| {
+            let torque = ConstraintSettings {
+                max_force: 0.5,
+                ..ConstraintSettings::default()
+            };
+            let motor = MotorJoint::new(b[0], b[1], 1.0);
+            space.add_constraint_with(motor, torque).unwrap();
         }),
     ];
     for (name, add) in cases {

@@ -1979,6 +1979,7 @@ impl Space {
             first: true,
             group,
             carry_start: false,
+            span_growth: 1.0,
         };
         // Exact islands step by RATTLE (velocity Verlet with SHAKE's position solve and
         // a closing velocity projection: `project_as_impulses`, `finish_moving_step`),
@@ -1998,7 +1999,17 @@ impl Space {
             // A moving exact island's step is velocity Verlet: half a kick of the forces
             // at its start and end (`finish_moving_step`), whole ones between substeps.
             let kick = if rattle && k == 0 { 0.5 * h } else { h };
-            substep.span = if finish { kick + 0.5 * h } else { kick };
+            let span = if finish { kick + 0.5 * h } else { kick };
+            // The substep before this one carried `1.5 h` (the last of the step before),
+            // `h / 2` (the first) or `h`.
+            let previous_share = match (rattle, k) {
+                (false, _) => 1.0,
+                (true, 0) => 1.5,
+                (true, 1) => 0.5,
+                _ => 1.0,
+            };
+            substep.span_growth = span / h / previous_share;
+            substep.span = span;
             substep.rattle = rattle;
             substep.kick = kick;
             for (((v, warm), motion), &island) in self

@@ -75,6 +75,10 @@ pub(crate) struct Substep {
     /// Whether this is the first substep of moving exact islands, whose islands may start
     /// from the factor their last step ended with ([`direct::Carry`]).
     pub(crate) carry_start: bool,
+    /// `span / h` of this substep over that of the one before (a RATTLE step's first
+    /// substep follows the last of the step before, which carried one and a half): the
+    /// warm start's impulse stands for the time of its span, not of its `h`.
+    pub(crate) span_growth: f32,
 }
 
 /// How a constraint starts the first substep of a moving exact island
@@ -1172,7 +1176,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // forces' share (a swept row's push on its error) is not a force, and scaled by
         // 1/60 s over 1 µs it flung a chain to 1,000 m/s.
         let scale = if e.previous_h > 0.0 {
-            (h / e.previous_h).min(MAX_WARM_GROWTH)
+            (h / e.previous_h * substep.span_growth).min(MAX_WARM_GROWTH)
         } else {
             0.0
         };
@@ -2110,15 +2114,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let Some(slot) = c.direct else { continue };
             let s = &c.settings;
             // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
-            // error is its position (no bounds) and with a frequency. Limits and motors
-            // step by RATTLE too: a limit's corrections are impulses (`correct_limits`), a
-            // motor's rows have no position to correct. A force limit that clamps (a
-            // motor's or a spring's) does not: RATTLE's position solve and closing
-            // projection are impulses its budget does not bound.
+            // error is its position (no bounds) and with a frequency. Limits, motors and
+            // force limits step by RATTLE too: a limit's corrections are impulses
+            // (`correct_limits`), a motor's rows have no position to correct, and a
+            // clamped impulse is bounded in each substep by the time it stands for
+            // (`Substep::span`).
             let has_frequency = s.frequency > 0.0;
             let linear_spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
-            let clamps_force = (T::VELOCITY_ONLY || !s.stiff) && s.max_force.is_finite();
-            if linear_spring || clamps_force || s.break_under_error {
+            if linear_spring || s.break_under_error {
                 plain[direct.island(&slot)] = false;
             }
         }
