@@ -225,6 +225,18 @@ impl World {
     #[must_use]
     pub fn energy(&self) -> f32 {
         let gravity = self.space.gravity;
+        self.kinetic_energy()
+            - self
+                .space
+                .bodies()
+                .filter(|(_, b)| b.is_dynamic())
+                .map(|(_, b)| b.mass() * gravity.dot(b.position()))
+                .sum::<f32>()
+    }
+
+    /// Kinetic energy of the dynamic bodies, in joules.
+    #[must_use]
+    pub fn kinetic_energy(&self) -> f32 {
         self.space
             .bodies()
             .filter(|(_, b)| b.is_dynamic())
@@ -232,7 +244,6 @@ impl World {
                 let v = b.velocity();
                 let w = b.angular_velocity();
                 0.5 * b.mass() * v.length_squared() + 0.5 * b.inertia() * w * w
-                    - b.mass() * gravity.dot(b.position())
             })
             .sum()
     }
