@@ -445,8 +445,8 @@ struct IslandState {
     island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
     errors_last: Vec<f32>,
-    /// Whether each island steps by RATTLE: no force limit, breaking under error or
-    /// bounded spring in it (see `Space::mark_plain_islands`).
+    /// Whether each island steps by RATTLE: no spring with bounds or without a frequency
+    /// in it (see `Space::mark_plain_islands`).
     island_plain: Vec<bool>,
     /// Whether each island does not rest (see `choose_exact_substeps`; every island, with
     /// fixed substeps).
@@ -1696,8 +1696,8 @@ impl Space {
     }
 
     /// Flags in `island_plain` the acyclic islands RATTLE steps: those of stiff joints,
-    /// limits, motors and unbounded springs, without a force limit, breaking under error or
-    /// a spring with bounds.
+    /// limits, motors, force limits, breaking and unbounded springs, without a spring
+    /// that has bounds or no frequency (those keep the linearly implicit step).
     fn mark_plain_islands(&mut self) {
         self.islands.island_plain.clear();
         self.islands

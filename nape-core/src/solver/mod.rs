@@ -2114,14 +2114,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let Some(slot) = c.direct else { continue };
             let s = &c.settings;
             // A spring steps by RATTLE as a kick (`verlet_spring`), on a constraint whose
-            // error is its position (no bounds) and with a frequency. Limits, motors and
-            // force limits step by RATTLE too: a limit's corrections are impulses
-            // (`correct_limits`), a motor's rows have no position to correct, and a
+            // error is its position (no bounds) and with a frequency. Limits, motors,
+            // force limits and breaking step by RATTLE too: a limit's corrections are
+            // impulses (`correct_limits`), a motor's rows have no position to correct, a
             // clamped impulse is bounded in each substep by the time it stands for
-            // (`Substep::span`).
+            // (`Substep::span`), and an error is measured for breaking at the step's start
+            // as on any step.
             let has_frequency = s.frequency > 0.0;
             let linear_spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
-            if linear_spring || s.break_under_error {
+            if linear_spring {
                 plain[direct.island(&slot)] = false;
             }
         }
