@@ -1,12 +1,15 @@
 //! How faithfully bodies move, at the defaults (60 Hz): each scene of the motion laws
 //! against its exact answer — a rod pendulum's energy and elliptic-integral period, a
-//! whirled stone's speed, a spinning pair's momenta, a body on an undamped spring, and
+//! whirled stone's speed, the momenta of a spinning pair (on springs, limits and motors)
+//! and of a thrown ragdoll, a body on an undamped spring, and
 //! chains released horizontal against Lagrange's equations in the links' angles.
 //!
 //! Run with `cargo run --release --example motion`.
 
 #[path = "../tests/support/mechanics.rs"]
 mod mechanics;
+#[path = "common/scenes.rs"]
+mod scenes;
 
 use mechanics::*;
 
@@ -41,6 +44,26 @@ fn main() {
         free.angular_change,
         100.0 * free.kinetic_change
     );
+    for (name, add) in pair_variants() {
+        let (mut space, bodies) = spinning_pair();
+        add(&mut space, &bodies);
+        let free = run_free(&mut space, &bodies, 10.0);
+        println!(
+            "spinning pair, {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}",
+            free.linear_change, free.angular_change
+        );
+    }
+    for (name, pivots) in scenes::ragdoll_pivot_variants() {
+        let mut s = scenes::thrown_ragdoll(pivots);
+        let bodies = s.bodies.clone();
+        let free = run_free(&mut s.space, &bodies, 10.0);
+        println!(
+            "free ragdoll thrown spinning, pivots {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}, kinetic energy {:+.2} % (limits struck)",
+            free.linear_change,
+            free.angular_change,
+            100.0 * free.kinetic_change
+        );
+    }
     for hertz in [1.0, 2.0, 5.0] {
         let run = bounce_on_spring(hertz, 0.0, 20.0);
         println!(

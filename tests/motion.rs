@@ -10,7 +10,7 @@ mod mechanics;
 mod scenes;
 
 use mechanics::*;
-use nape::{AngleJoint, Body, ConstraintSettings, MotorJoint, PivotJoint, Space, Vec2};
+use nape::{Body, PivotJoint, Space, Vec2};
 
 const HORIZONTAL: f64 = std::f64::consts::FRAC_PI_2;
 
@@ -247,34 +247,14 @@ fn a_spinning_loop_keeps_its_momenta() {
 /// momenta stay, while the limits it strikes take kinetic energy (they are inelastic).
 #[test]
 fn a_free_ragdoll_keeps_its_momenta_stiff_soft_and_breaking() {
-    let breaking = ConstraintSettings {
-        max_force: 5.0,
-        break_under_force: true,
-        ..ConstraintSettings::default()
-    };
-    for pivots in [
-        None,
-        Some(ConstraintSettings::soft(5.0, 0.0)),
-        Some(breaking),
-    ] {
-        let mut s = scenes::Scene::new();
-        let doll = s.add_ragdoll(Vec2::ZERO);
-        s.set_rigid_motion(&doll.bodies, Vec2::ZERO, Vec2::new(3.0, 1.0), 4.0);
-        let mut hand = s.space.body_mut(doll.left_hand).unwrap();
-        hand.set_angular_velocity(20.0).unwrap();
-        if let Some(settings) = pivots {
-            for h in s.pivots.clone() {
-                s.space.set_settings(h, settings).unwrap();
-            }
-        }
-        let run = run_free(&mut s.space, &doll.bodies, 10.0);
-        println!("free ragdoll, pivots {pivots:?}, 10 s: {run:?}");
-        assert!(run.linear_change <= 1e-4, "{pivots:?}: {run:?}");
-        assert!(run.angular_change.abs() <= 1e-4, "{pivots:?}: {run:?}");
-        assert!(
-            run.kinetic_change <= 1e-3,
-            "{pivots:?} gained energy: {run:?}"
-        );
+    for (name, pivots) in scenes::ragdoll_pivot_variants() {
+        let mut s = scenes::thrown_ragdoll(pivots);
+        let bodies = s.bodies.clone();
+        let run = run_free(&mut s.space, &bodies, 10.0);
+        println!("free ragdoll, pivots {name}, 10 s: {run:?}");
+        assert!(run.linear_change <= 1e-4, "{name}: {run:?}");
+        assert!(run.angular_change.abs() <= 1e-4, "{name}: {run:?}");
+        assert!(run.kinetic_change <= 1e-3, "{name} gained energy: {run:?}");
     }
 }
 
@@ -283,42 +263,7 @@ fn a_free_ragdoll_keeps_its_momenta_stiff_soft_and_breaking() {
 /// (its torque unbounded, and bounded): each keeps its momenta.
 #[test]
 fn a_spinning_pair_keeps_its_momenta_on_springs_limits_and_motors() {
-    type AddJoint = fn(&mut Space, &[nape::BodyHandle]);
-    let cases: [(&str, AddJoint); 5] = [
-        ("soft pivot 2 Hz", |space, b| {
-            let pin = space.constraints().next().unwrap().id;
-            space.remove_constraint_id(pin).unwrap();
-            let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
-            let soft = ConstraintSettings::soft(2.0, 0.0);
-            space.add_constraint_with(pivot, soft).unwrap();
-        }),
-        ("soft pivot 10 Hz", |space, b| {
-            let pin = space.constraints().next().unwrap().id;
-            space.remove_constraint_id(pin).unwrap();
-            let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
-            let soft = ConstraintSettings::soft(10.0, 0.0);
-            space.add_constraint_with(pivot, soft).unwrap();
-        }),
-        ("angle limit ±0.5", |space, b| {
-            space
-                .add_constraint(AngleJoint::new(b[0], b[1], -0.5, 0.5))
-                .unwrap();
-        }),
-        ("motor at 1 rad/s", |space, b| {
-            space
-                .add_constraint(MotorJoint::new(b[0], b[1], 1.0))
-                .unwrap();
-        }),
-        ("motor at 1 rad/s, at most 0.5 N·m", |space, b| {
-            let torque = ConstraintSettings {
-                max_force: 0.5,
-                ..ConstraintSettings::default()
-            };
-            let motor = MotorJoint::new(b[0], b[1], 1.0);
-            space.add_constraint_with(motor, torque).unwrap();
-        }),
-    ];
-    for (name, add) in cases {
+    for (name, add) in pair_variants() {
         let (mut space, bodies) = spinning_pair();
         add(&mut space, &bodies);
         let run = run_free(&mut space, &bodies, 10.0);

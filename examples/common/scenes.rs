@@ -4,7 +4,10 @@
 //! shared by the examples and the tests (`#[path]`-included, so no copy exists).
 #![allow(dead_code)]
 
-use nape::{AngleJoint, Body, BodyHandle, ConstraintHandle, PivotJoint, Space, Vec2, WeldJoint};
+use nape::{
+    AngleJoint, Body, BodyHandle, ConstraintHandle, ConstraintSettings, PivotJoint, Space, Vec2,
+    WeldJoint,
+};
 
 /// A scene: its space, the joints whose errors measure it and its dynamic bodies in the
 /// order they were built.
@@ -305,6 +308,37 @@ impl Scene {
             b.set_angular_velocity(spin).expect("finite spin");
         }
     }
+}
+
+/// A free ragdoll thrown at (3, 1) m/s spinning at 4 rad/s, a forearm flung at 20 rad/s
+/// against its elbow, no gravity; its pivots with `pivots` (the defaults if `None`).
+pub fn thrown_ragdoll(pivots: Option<ConstraintSettings>) -> Scene {
+    let mut s = Scene::new();
+    s.space.gravity = Vec2::ZERO;
+    let doll = s.add_ragdoll(Vec2::ZERO);
+    s.set_rigid_motion(&doll.bodies, Vec2::ZERO, Vec2::new(3.0, 1.0), 4.0);
+    let mut hand = s.space.body_mut(doll.left_hand).expect("body");
+    hand.set_angular_velocity(20.0).expect("finite spin");
+    if let Some(settings) = pivots {
+        for &h in &s.pivots {
+            s.space.set_settings(h, settings).expect("valid settings");
+        }
+    }
+    s
+}
+
+/// The ragdoll's pivots: stiff, soft at 5 Hz, stiff but breaking under 5 N.
+pub fn ragdoll_pivot_variants() -> [(&'static str, Option<ConstraintSettings>); 3] {
+    let breaking = ConstraintSettings {
+        max_force: 5.0,
+        break_under_force: true,
+        ..ConstraintSettings::default()
+    };
+    [
+        ("stiff", None),
+        ("soft 5 Hz", Some(ConstraintSettings::soft(5.0, 0.0))),
+        ("breaking under 5 N", Some(breaking)),
+    ]
 }
 
 /// Mass and inertia of a `w × h` box of density 1.

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+use nape::{AngleJoint, Body, BodyHandle, ConstraintSettings, MotorJoint, PivotJoint, Space, Vec2};
 
 #[path = "chain_reference.rs"]
 mod chain_reference;
@@ -247,6 +247,44 @@ pub fn spinning_pair() -> (Space, Vec<BodyHandle>) {
         ))
         .unwrap();
     (space, bodies)
+}
+
+/// A joint added to [`spinning_pair`]'s bodies.
+pub type PairJoint = fn(&mut Space, &[BodyHandle]);
+
+/// [`spinning_pair`] with its pivot soft (2 Hz, and 10 Hz), with an angle limit it strikes,
+/// and with a motor between the links (its torque unbounded, and bounded): no external
+/// force or torque in any.
+pub fn pair_variants() -> [(&'static str, PairJoint); 5] {
+    fn soft_pivot(space: &mut Space, b: &[BodyHandle], hertz: f32) {
+        let pin = space.constraints().next().unwrap().id;
+        space.remove_constraint_id(pin).unwrap();
+        let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
+        let soft = ConstraintSettings::soft(hertz, 0.0);
+        space.add_constraint_with(pivot, soft).unwrap();
+    }
+    [
+        ("soft pivot 2 Hz", |space, b| soft_pivot(space, b, 2.0)),
+        ("soft pivot 10 Hz", |space, b| soft_pivot(space, b, 10.0)),
+        ("angle limit ±0.5", |space, b| {
+            space
+                .add_constraint(AngleJoint::new(b[0], b[1], -0.5, 0.5))
+                .unwrap();
+        }),
+        ("motor at 1 rad/s", |space, b| {
+            space
+                .add_constraint(MotorJoint::new(b[0], b[1], 1.0))
+                .unwrap();
+        }),
+        ("motor at 1 rad/s, at most 0.5 N·m", |space, b| {
+            let torque = ConstraintSettings {
+                max_force: 0.5,
+                ..ConstraintSettings::default()
+            };
+            let motor = MotorJoint::new(b[0], b[1], 1.0);
+            space.add_constraint_with(motor, torque).unwrap();
+        }),
+    ]
 }
 
 /// A stone (a circle of radius 0.1, density 1) whirled at 3 m/s on a rigid 1 m
