@@ -3,6 +3,10 @@
 // joints, dt = 1/60, error = anchor separation from the poses, medians over rounds.
 // Prints rows in benches/peers' --external CSV format without the last (note) field;
 // run.sh builds it against Box2D v3.1.1 and appends the note.
+// `harness trajectory LINKS STEPS SUBSTEPS` instead steps scene `chain`'s first LINKS
+// links released horizontal and prints every body's state before the first step and
+// after each (`step,body,x,y,cos,sin,vx,vy,w`), which `nape-peers --curve` measures
+// against its exact motion.
 #include "box2d/box2d.h"
 #include <math.h>
 #include <stdio.h>
@@ -14,16 +18,16 @@ typedef struct { int dynamic; float mass, inertia, x, y, angle; } BodySpec;
 typedef struct { int a, b; float ax, ay, bx, by; } JointSpec;
 typedef struct { BodySpec* bodies; int nb; JointSpec* joints; int nj; int steps; const char* name; } Scene;
 
-static Scene make_chain(int hanging) {
+static Scene make_chain(int links, int hanging) {
 	Scene s = {0};
 	s.name = hanging ? "chain_hang" : "chain";
 	s.steps = 600;
-	s.nb = 201; s.nj = 200;
+	s.nb = links + 1; s.nj = links;
 	s.bodies = calloc(s.nb, sizeof(BodySpec));
 	s.joints = calloc(s.nj, sizeof(JointSpec));
 	float m = 4.0f * 0.5f * 0.125f, I = m * (1.0f + 0.0625f) / 12.0f;
 	s.bodies[0] = (BodySpec){0, 0, 0, 0, 0, 0};
-	for (int i = 0; i < 200; ++i) {
+	for (int i = 0; i < links; ++i) {
 		float along = 0.5f + (float)i;
 		if (hanging) s.bodies[i + 1] = (BodySpec){1, m, I, 0.0f, -along, -1.57079632679f};
 		else s.bodies[i + 1] = (BodySpec){1, m, I, along, 0.0f, 0.0f};
@@ -61,14 +65,14 @@ static double now_ms(void) {
 	return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-static Record run_once(const Scene* s, int substeps) {
+// A world holding `s`, its body ids in `ids` (indexed like `s->bodies`).
+static b2WorldId build_world(const Scene* s, b2BodyId* ids) {
 	b2WorldDef wd = b2DefaultWorldDef();
 	wd.gravity = (b2Vec2){0.0f, -10.0f};
 	wd.enableSleep = false;
 	wd.enableContinuous = false;
 	wd.workerCount = 1;
 	b2WorldId world = b2CreateWorld(&wd);
-	b2BodyId* ids = malloc(sizeof(b2BodyId) * s->nb);
 	for (int i = 0; i < s->nb; ++i) {
 		b2BodyDef bd = b2DefaultBodyDef();
 		bd.type = s->bodies[i].dynamic ? b2_dynamicBody : b2_staticBody;
@@ -89,6 +93,12 @@ static Record run_once(const Scene* s, int substeps) {
 		jd.referenceAngle = 0.0f;
 		b2CreateRevoluteJoint(world, &jd);
 	}
+	return world;
+}
+
+static Record run_once(const Scene* s, int substeps) {
+	b2BodyId* ids = malloc(sizeof(b2BodyId) * s->nb);
+	b2WorldId world = build_world(s, ids);
 	double *px = malloc(sizeof(double) * s->nb), *py = malloc(sizeof(double) * s->nb),
 	       *pc = malloc(sizeof(double) * s->nb), *ps = malloc(sizeof(double) * s->nb);
 	Record rec = {0};
@@ -134,12 +144,42 @@ static double median(double* v, int n) {
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static void print_states(const Scene* s, const b2BodyId* ids, int step) {
+	for (int i = 0; i < s->nb; ++i) {
+		b2Vec2 p = b2Body_GetPosition(ids[i]);
+		b2Rot q = b2Body_GetRotation(ids[i]);
+		b2Vec2 v = b2Body_GetLinearVelocity(ids[i]);
+		printf("%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", step, i, p.x, p.y, q.c, q.s, v.x, v.y,
+		       b2Body_GetAngularVelocity(ids[i]));
+	}
+}
+
+static int trajectory(int links, int steps, int substeps) {
+	if (links < 1 || steps < 1 || substeps < 1) {
+		fprintf(stderr, "usage: harness trajectory LINKS STEPS SUBSTEPS\n");
+		return 1;
+	}
+	Scene s = make_chain(links, 0);
+	b2BodyId* ids = malloc(sizeof(b2BodyId) * s.nb);
+	b2WorldId world = build_world(&s, ids);
+	print_states(&s, ids, 0);
+	for (int step = 1; step <= steps; ++step) {
+		b2World_Step(world, 1.0f / 60.0f, substeps);
+		print_states(&s, ids, step);
+	}
+	b2DestroyWorld(world);
+	free(ids);
+	return 0;
+}
+
 int main(int argc, char** argv) {
+	if (argc > 1 && !strcmp(argv[1], "trajectory"))
+		return trajectory(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoi(argv[3]) : 0, argc > 4 ? atoi(argv[4]) : 0);
 	int runs = argc > 1 ? atoi(argv[1]) : 5;
 	const char* only = argc > 2 ? argv[2] : NULL;
 	int substeps[] = {1, 2, 4, 8, 16};
 	enum { NC = 5 };
-	Scene scenes[3] = {make_chain(0), make_chain(1), make_grid()};
+	Scene scenes[3] = {make_chain(200, 0), make_chain(200, 1), make_grid()};
 	Record* rec = calloc(3 * NC * runs, sizeof(Record));
 	for (int r = 0; r < runs; ++r)
 		for (int s = 0; s < 3; ++s) {
