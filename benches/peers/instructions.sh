@@ -18,8 +18,8 @@ command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# `index`: the setting's place in NAPE_CONFIGS / RAPIER_CONFIGS (2: `default`, `it 4`).
-child() { # engine index name label
+# `setting`: the label of an entry of NAPE_CONFIGS or RAPIER_CONFIGS.
+child() { # engine setting name label
 	record=$(valgrind --tool=callgrind --callgrind-out-file="$out/$1" "$bench" --child "$scene" "$1" "$2" 1000000 quiet 2>"$out/$1.log")
 	steps=${record##* }
 	total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/$1.log")
@@ -28,8 +28,8 @@ child() { # engine index name label
 }
 
 printf '%-10s  %-13s %-16s %12s\n' scene engine setting instr/step
-child nape 2 nape default
-child rapier 2 rapier2d "it 4 (default)"
+child nape default nape default
+child rapier "it 4 (default)" rapier2d "it 4 (default)"
 if [ -x "$harness" ]; then
 	# One callgrind dump per world the harness creates: its substep counts run in the order
 	# 1, 2, 4, 8, 16, so dump 4 holds the 4-substep run (dump 1 is what came before).

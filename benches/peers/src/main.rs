@@ -6,6 +6,8 @@
 //!     [--scene chain|chain_hang|joint_grid]... [--engine nape|rapier]... [--runs N] \
 //!     [--err-every K] [--trace] [--markdown RESULTS.md] [--svg accuracy.svg] \
 //!     [--external rows.csv] [--readme README.md] [--isolate] [--box2d HARNESS]
+//! cargo run --release --manifest-path benches/peers/Cargo.toml -- --curve \
+//!     [--box2d HARNESS] [--instructions] [--markdown RESULTS.md] [--svg curve.svg]
 //! ```
 //!
 //! Configurations run round-robin (every configuration once per round, `--runs` rounds);
@@ -23,11 +25,20 @@
 //! 50 links against their exact motion) and writes its section between its own markers
 //! in `--markdown` and `--readme`, and its energy plot to `--svg`; the full run keeps
 //! that section when it rewrites `--markdown`.
+//! `--curve` measures every setting once on what a step costs (scene `chain`'s time, and
+//! its instructions by callgrind with `--instructions`) and how it moves (`chain`'s joint
+//! error; 10 and 50 links against their exact motion), Box2D's too with `--box2d`
+//! (`curve.rs`); it writes its own section in `--markdown` and its plot to `--svg`.
 
+mod box2d;
+mod callgrind;
+mod curve;
+mod curve_report;
 mod nape_engine;
 mod rapier_engine;
 mod report;
 mod scenes;
+mod sections;
 mod svg;
 mod trajectories;
 mod trajectory_report;
@@ -35,8 +46,8 @@ mod trajectory_report;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use nape_engine::{NAPE_CONFIGS, NapeWorld};
-use rapier_engine::{RAPIER_CONFIGS, RapierWorld};
+use nape_engine::{NAPE_CONFIGS, NAPE_CURVE_CONFIGS, NapeConfig, NapeWorld};
+use rapier_engine::{RAPIER_CONFIGS, RapierConfig, RapierWorld};
 use scenes::{Pose, Scene, SceneDescription, Velocity, initial_poses, joint_error};
 
 /// A world built from a scene description, as the harness drives it.
@@ -76,18 +87,19 @@ impl Engine {
 /// One measured configuration: an engine and one of its settings.
 #[derive(Clone, Copy)]
 enum Config {
-    Nape(usize),
-    Rapier(usize),
+    Nape(&'static NapeConfig),
+    Rapier(&'static RapierConfig),
 }
 
 impl Config {
+    /// The settings the full run compares (`NAPE_CONFIGS`, `RAPIER_CONFIGS`).
     fn all(engines: &[Engine]) -> Vec<Config> {
         let mut configs = Vec::new();
         if engines.contains(&Engine::Nape) {
-            configs.extend((0..NAPE_CONFIGS.len()).map(Config::Nape));
+            configs.extend(NAPE_CONFIGS.iter().map(Config::Nape));
         }
         if engines.contains(&Engine::Rapier) {
-            configs.extend((0..RAPIER_CONFIGS.len()).map(Config::Rapier));
+            configs.extend(RAPIER_CONFIGS.iter().map(Config::Rapier));
         }
         configs
     }
@@ -101,30 +113,39 @@ impl Config {
 
     fn label(self) -> &'static str {
         match self {
-            Config::Nape(i) => NAPE_CONFIGS[i].label,
-            Config::Rapier(i) => RAPIER_CONFIGS[i].label,
+            Config::Nape(config) => config.label,
+            Config::Rapier(config) => config.label,
         }
     }
 
     fn build(self, description: &SceneDescription) -> Box<dyn World> {
         match self {
-            Config::Nape(i) => Box::new(NapeWorld::build(&NAPE_CONFIGS[i], description)),
-            Config::Rapier(i) => Box::new(RapierWorld::build(&RAPIER_CONFIGS[i], description)),
+            Config::Nape(config) => Box::new(NapeWorld::build(config, description)),
+            Config::Rapier(config) => Box::new(RapierWorld::build(config, description)),
         }
     }
 
     fn build_moving(self, description: &SceneDescription) -> Box<dyn MovingWorld> {
         match self {
-            Config::Nape(i) => Box::new(NapeWorld::build(&NAPE_CONFIGS[i], description)),
-            Config::Rapier(i) => Box::new(RapierWorld::build(&RAPIER_CONFIGS[i], description)),
+            Config::Nape(config) => Box::new(NapeWorld::build(config, description)),
+            Config::Rapier(config) => Box::new(RapierWorld::build(config, description)),
         }
     }
 
-    /// The configuration of `engine` labelled `label`.
+    /// The setting of `engine` labelled `label`, among those the full run compares and
+    /// those only `--curve` adds (`NAPE_CURVE_CONFIGS`).
     fn find(engine: Engine, label: &str) -> Option<Config> {
-        Config::all(&[engine])
-            .into_iter()
-            .find(|config| config.label() == label)
+        match engine {
+            Engine::Nape => NAPE_CONFIGS
+                .iter()
+                .chain(NAPE_CURVE_CONFIGS)
+                .find(|config| config.label == label)
+                .map(Config::Nape),
+            Engine::Rapier => RAPIER_CONFIGS
+                .iter()
+                .find(|config| config.label == label)
+                .map(Config::Rapier),
+        }
     }
 }
 
@@ -194,13 +215,13 @@ fn run_once(
     record
 }
 
-/// The first argument of a child process (`--isolate`):
-/// `CHILD scene nape|rapier index err_every trace|quiet` (`index` into that engine's
-/// list of settings).
+/// The first argument of a child process (`--isolate`, `--curve`):
+/// `CHILD scene nape|rapier label err_every trace|quiet` (`label` of one of that
+/// engine's settings, as [`Config::find`] takes it).
 const CHILD: &str = "--child";
 
 /// Box2D's engine name in reports (its harness prints it too).
-const BOX2D: &str = "box2d v3.1.1";
+pub const BOX2D: &str = "box2d v3.1.1";
 
 fn report_round(
     round: usize,
@@ -227,20 +248,9 @@ fn run_isolated(
     err_every: usize,
     trace: bool,
 ) -> Result<RunRecord, String> {
-    let (engine, index) = match config {
-        Config::Nape(i) => ("nape", i),
-        Config::Rapier(i) => ("rapier", i),
-    };
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let output = std::process::Command::new(exe)
-        .args([
-            CHILD,
-            scene.name(),
-            engine,
-            &index.to_string(),
-            &err_every.to_string(),
-            if trace { "trace" } else { "quiet" },
-        ])
+        .args(child_args(config, scene, err_every, trace))
         // The child's trace and errors go straight to this process's stderr.
         .stderr(std::process::Stdio::inherit())
         .output()
@@ -252,16 +262,33 @@ fn run_isolated(
     parse_record(text.trim()).ok_or_else(|| format!("child printed `{text}`"))
 }
 
+/// The arguments that make this binary run `config` once on `scene` as a child process.
+fn child_args(config: Config, scene: Scene, err_every: usize, trace: bool) -> [String; 6] {
+    let engine = match config.engine() {
+        Engine::Nape => "nape",
+        Engine::Rapier => "rapier",
+    };
+    [
+        CHILD,
+        scene.name(),
+        engine,
+        config.label(),
+        &err_every.to_string(),
+        if trace { "trace" } else { "quiet" },
+    ]
+    .map(str::to_owned)
+}
+
 /// The child side of [`run_isolated`]: one run, its record on stdout.
 fn run_child(args: &[String]) -> ExitCode {
     let parsed = (|| {
         let scene = Scene::from_name(args.first()?)?;
-        let index: usize = args.get(2)?.parse().ok()?;
-        let config = match args.get(1)?.as_str() {
-            "nape" if index < NAPE_CONFIGS.len() => Config::Nape(index),
-            "rapier" if index < RAPIER_CONFIGS.len() => Config::Rapier(index),
+        let engine = match args.get(1)?.as_str() {
+            "nape" => Engine::Nape,
+            "rapier" => Engine::Rapier,
             _ => return None,
         };
+        let config = Config::find(engine, args.get(2)?)?;
         let err_every: usize = args.get(3)?.parse().ok()?;
         let trace = match args.get(4)?.as_str() {
             "trace" => true,
@@ -271,7 +298,7 @@ fn run_child(args: &[String]) -> ExitCode {
         Some((scene, config, err_every, trace))
     })();
     let Some((scene, config, err_every, trace)) = parsed else {
-        eprintln!("usage: nape-peers {CHILD} SCENE nape|rapier INDEX ERR_EVERY trace|quiet");
+        eprintln!("usage: nape-peers {CHILD} SCENE nape|rapier LABEL ERR_EVERY trace|quiet");
         return ExitCode::FAILURE;
     };
     let record = run_once(config, scene, &scene.describe(), err_every, trace);
@@ -306,49 +333,6 @@ fn parse_record(line: &str) -> Option<RunRecord> {
         run_max: fields[4].parse().ok()?,
         run_max_step: fields[5].parse().ok()?,
     })
-}
-
-/// One round of Box2D's harness (`benches/peers/box2d/harness.c`, built by
-/// `benches/peers/box2d/run.sh`) on `scene`, in its own process: a record per setting.
-fn run_box2d(harness: &str, scene: Scene) -> Result<Vec<(String, RunRecord)>, String> {
-    let output = std::process::Command::new(harness)
-        .args(["1", scene.name()])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    let measured: Vec<(String, RunRecord)> = text.lines().filter_map(parse_box2d_line).collect();
-    if measured.is_empty() {
-        return Err(format!("printed no rows for {}", scene.name()));
-    }
-    Ok(measured)
-}
-
-/// A row of the harness's CSV (engine, settings, scene, then ms/step, its range, first
-/// step ms, final max, final mean, run max, its step, runs) as one run's record.
-fn parse_box2d_line(line: &str) -> Option<(String, RunRecord)> {
-    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-    if fields.len() < 12 {
-        return None;
-    }
-    let number = |i: usize| fields[i].parse::<f64>().ok();
-    let millis = |ms: f64| Duration::from_secs_f64(ms / 1e3);
-    Some((
-        fields[1].to_owned(),
-        RunRecord {
-            per_step: millis(number(3)?),
-            first_step: millis(number(6)?),
-            final_max: number(7)?,
-            final_mean: number(8)?,
-            run_max: number(9)?,
-            run_max_step: fields[10].parse().ok()?,
-        },
-    ))
 }
 
 /// The median of a configuration's runs on one scene, as the reports show it.
@@ -430,12 +414,15 @@ struct Options {
     isolate: bool,
     box2d: Option<String>,
     trajectories: bool,
+    curve: bool,
+    instructions: bool,
 }
 
 const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
 [--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
 [--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH] [--isolate] [--box2d HARNESS] \
-| --trajectories [--engine nape|rapier]... [--markdown PATH] [--svg PATH] [--readme PATH]";
+| --trajectories [--engine nape|rapier]... [--markdown PATH] [--svg PATH] [--readme PATH] \
+| --curve [--engine nape|rapier]... [--box2d HARNESS] [--instructions] [--markdown PATH] [--svg PATH]";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
@@ -451,6 +438,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         isolate: false,
         box2d: None,
         trajectories: false,
+        curve: false,
+        instructions: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -493,6 +482,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--isolate" => options.isolate = true,
             "--box2d" => options.box2d = Some(value()?),
             "--trajectories" => options.trajectories = true,
+            "--curve" => options.curve = true,
+            "--instructions" => options.instructions = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -520,6 +511,9 @@ fn main() -> ExitCode {
     };
     if options.trajectories {
         return trajectories::run(&options, &args);
+    }
+    if options.curve {
+        return curve::run(&options, &args);
     }
     let mut external_rows = Vec::new();
     if let Some(path) = &options.external {
@@ -574,7 +568,7 @@ fn main() -> ExitCode {
                 records[s][c].push(record);
             }
             if let Some(harness) = &options.box2d {
-                let measured = match run_box2d(harness, scene) {
+                let measured = match box2d::run_rounds(harness, scene) {
                     Ok(measured) => measured,
                     Err(message) => {
                         eprintln!("{harness}: {message}");
@@ -627,7 +621,8 @@ fn main() -> ExitCode {
     if let Some(path) = &options.markdown {
         let text = report::markdown_document(&context, &rows, options.svg.as_deref());
         let old = std::fs::read_to_string(path).unwrap_or_default();
-        let text = trajectory_report::carry_section(&old, &text);
+        let text = trajectory_report::SECTION.carry(&old, &text);
+        let text = curve_report::SECTION.carry(&old, &text);
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("{path}: {e}");
             return ExitCode::FAILURE;
@@ -683,7 +678,7 @@ mod tests {
     }
 
     #[test]
-    fn records_cross_the_process_boundary_and_box2d_rows_parse() {
+    fn records_cross_the_process_boundary() {
         let record = RunRecord {
             first_step: Duration::from_nanos(123_456),
             per_step: Duration::from_nanos(45_678),
@@ -697,13 +692,6 @@ mod tests {
         assert_eq!(back.run_max, record.run_max);
         assert_eq!(back.run_max_step, 249);
         assert!(parse_record("1 2 3").is_none());
-
-        let row = "box2d v3.1.1,sub 4 (default),chain_hang,0.0538,0.0531,0.0549,0.054,0.0361,0.0194,0.0519,90,1";
-        let (label, run) = parse_box2d_line(row).expect("box2d row");
-        assert_eq!(label, "sub 4 (default)");
-        assert!((run.per_step.as_secs_f64() * 1e3 - 0.0538).abs() < 1e-9);
-        assert_eq!((run.run_max, run.run_max_step), (0.0519, 90));
-        assert!(parse_box2d_line("round 1 chain_hang substeps 4").is_none());
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub struct NapeConfig {
 
 /// The nape settings measured, from cheap to expensive (the plot's line joins them in
 /// this order). Keep labels short: they are printed beside the markers of the accuracy
-/// plot. `instructions.sh` counts the entry at index 2 as `default`.
+/// plot. `instructions.sh` counts the one labelled `default`.
 pub const NAPE_CONFIGS: &[NapeConfig] = &[
     NapeConfig {
         label: "s4",
@@ -53,6 +53,41 @@ pub const NAPE_CONFIGS: &[NapeConfig] = &[
         },
     },
 ];
+
+/// The settings `--curve` adds to `default`: the exact path at a fixed substep count
+/// (`adaptive_substeps` off; `fixed 16` is the default count) and every island by
+/// Gauss–Seidel sweeps (`direct_solve` off, the default 5 substeps).
+pub const NAPE_CURVE_CONFIGS: &[NapeConfig] = &[
+    NapeConfig {
+        label: "fixed 1",
+        apply: |space| fixed_exact_substeps(space, 1),
+    },
+    NapeConfig {
+        label: "fixed 2",
+        apply: |space| fixed_exact_substeps(space, 2),
+    },
+    NapeConfig {
+        label: "fixed 4",
+        apply: |space| fixed_exact_substeps(space, 4),
+    },
+    NapeConfig {
+        label: "fixed 8",
+        apply: |space| fixed_exact_substeps(space, 8),
+    },
+    NapeConfig {
+        label: "fixed 16",
+        apply: |space| space.adaptive_substeps = false,
+    },
+    NapeConfig {
+        label: "GS",
+        apply: |space| space.direct_solve = false,
+    },
+];
+
+fn fixed_exact_substeps(space: &mut Space, substeps: u32) {
+    space.adaptive_substeps = false;
+    space.exact_substeps = substeps;
+}
 
 /// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
 /// list.

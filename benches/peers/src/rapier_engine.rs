@@ -19,7 +19,7 @@ pub struct RapierConfig {
 }
 
 /// The rapier2d settings measured: `num_solver_iterations` (substeps) 1 to 16; 4 is
-/// rapier's default. `instructions.sh` counts the entry at index 2 as the default.
+/// rapier's default, which `instructions.sh` counts.
 pub const RAPIER_CONFIGS: &[RapierConfig] = &[
     RapierConfig {
         label: "it 1",

@@ -65,7 +65,8 @@ fn format_error(value: f64) -> String {
     }
 }
 
-fn format_ms(value: f64) -> String {
+/// A time in ms with three significant digits (at most one decimal from 10 ms up).
+pub fn format_ms(value: f64) -> String {
     if value >= 10.0 {
         format!("{value:.1}")
     } else if value >= 1.0 {
@@ -344,7 +345,8 @@ const LAYOUT: Layout = Layout {
 /// Errors below this are drawn on it (a log axis has no zero).
 const ERROR_FLOOR: f64 = 1e-9;
 
-fn series_colour(engine: &str, index: usize) -> &'static str {
+/// The colour of `engine`'s markers (`index`: its place among the plot's engines).
+pub fn series_colour(engine: &str, index: usize) -> &'static str {
     match engine {
         "nape" => "#d62728",
         "rapier2d" => "#1f77b4",
@@ -353,7 +355,7 @@ fn series_colour(engine: &str, index: usize) -> &'static str {
 }
 
 /// Decades spanning `values` (positive), at least one.
-fn decade_range(values: impl Iterator<Item = f64>) -> (i32, i32) {
+pub fn decade_range(values: impl Iterator<Item = f64>) -> (i32, i32) {
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
     for value in values {
         low = low.min(value);
@@ -370,7 +372,7 @@ fn decade_range(values: impl Iterator<Item = f64>) -> (i32, i32) {
 /// Puts marker labels beside their markers where they stay inside the panel and clear
 /// of the labels already placed (first free spot of: above right, below right, above
 /// left, below left, then further down on the right).
-struct LabelPlacer {
+pub struct LabelPlacer {
     bounds: (f64, f64, f64, f64),
     placed: Vec<(f64, f64, f64, f64)>,
 }
@@ -379,7 +381,8 @@ impl LabelPlacer {
     const CHAR_WIDTH: f64 = 5.0;
     const HEIGHT: f64 = 9.0;
 
-    fn new(left: f64, right: f64, top: f64, bottom: f64) -> LabelPlacer {
+    /// A placer for labels inside the area from `left` to `right` and `top` to `bottom`.
+    pub fn new(left: f64, right: f64, top: f64, bottom: f64) -> LabelPlacer {
         LabelPlacer {
             bounds: (left, right, top, bottom),
             placed: Vec::new(),
@@ -387,7 +390,7 @@ impl LabelPlacer {
     }
 
     /// The text position (baseline) and `text-anchor` for `label` at marker `(x, y)`.
-    fn place(&mut self, x: f64, y: f64, label: &str) -> (f64, f64, &'static str) {
+    pub fn place(&mut self, x: f64, y: f64, label: &str) -> (f64, f64, &'static str) {
         let width = Self::CHAR_WIDTH * label.chars().count() as f64;
         let mut candidates = vec![
             (x + 5.0, y - 5.0, "start"),

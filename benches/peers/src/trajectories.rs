@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use chain_reference::{ChainReference, swing_energy};
 
 use crate::scenes::{GRAVITY, Pose, SceneDescription, Velocity, horizontal_chain, initial_poses};
-use crate::{Config, Engine, Options, relative_to, report, trajectory_report};
+use crate::{Config, Engine, MovingWorld, Options, relative_to, report, trajectory_report};
 
 /// One chain of the comparison: its links and how long its energy is followed.
 #[derive(Clone, Copy, Debug)]
@@ -73,7 +73,7 @@ pub const REFERENCE_HZ: f64 = 12_000.0;
 const SAMPLE_EVERY: usize = 6;
 
 /// Steps per second of every engine (scene `chain`'s `DT`).
-const HZ: usize = 60;
+pub const HZ: usize = 60;
 
 /// One engine setting on one chain, or Box2D's cited figures.
 #[derive(Clone, Debug)]
@@ -153,9 +153,26 @@ pub fn energy(description: &SceneDescription, poses: &[Pose], velocities: &[Velo
 
 /// Steps `config` on `case`'s chain and measures it against `reference` (the same
 /// chain's exact motion).
-fn run_chain(config: Config, case: ChainCase, reference: &ReferenceMotion) -> TrajectoryRow {
+pub fn run_chain(config: Config, case: ChainCase, reference: &ReferenceMotion) -> TrajectoryRow {
     let description = horizontal_chain(case.links);
     let mut world = config.build_moving(&description);
+    follow_chain(
+        world.as_mut(),
+        (config.engine().name(), config.label()),
+        case,
+        reference,
+    )
+}
+
+/// Steps `world` (holding `case`'s chain, as `horizontal_chain` describes it) and
+/// measures it against `reference`; `(engine, settings)` name the row.
+pub fn follow_chain(
+    world: &mut dyn MovingWorld,
+    (engine, settings): (&str, &str),
+    case: ChainCase,
+    reference: &ReferenceMotion,
+) -> TrajectoryRow {
+    let description = horizontal_chain(case.links);
     let mut poses = initial_poses(&description);
     let mut velocities = vec![Velocity::default(); poses.len()];
     let start = energy(&description, &poses, &velocities);
@@ -181,8 +198,8 @@ fn run_chain(config: Config, case: ChainCase, reference: &ReferenceMotion) -> Tr
         }
     }
     TrajectoryRow {
-        engine: config.engine().name().to_owned(),
-        settings: config.label().to_owned(),
+        engine: engine.to_owned(),
+        settings: settings.to_owned(),
         links: case.links,
         seconds: case.seconds,
         off_after_1s,
@@ -278,14 +295,14 @@ pub fn run(options: &Options, args: &[String]) -> ExitCode {
     if let Some(path) = &options.markdown {
         written = written.and_then(|()| {
             let old = std::fs::read_to_string(path).unwrap_or_default();
-            let updated = trajectory_report::place_section(&old, &section(path), true)?;
+            let updated = trajectory_report::SECTION.place(&old, &section(path), true)?;
             std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
         });
     }
     if let Some(path) = &options.readme {
         written = written.and_then(|()| {
             let old = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let updated = trajectory_report::place_section(&old, &section(path), false)?;
+            let updated = trajectory_report::SECTION.place(&old, &section(path), false)?;
             std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
         });
     }
