@@ -14,7 +14,9 @@ use crate::scenes::{Scene, horizontal_chain};
 use crate::trajectories::{
     CASES, ChainCase, HZ, ReferenceMotion, follow_chain, reference_motion, run_chain,
 };
-use crate::{BOX2D, Config, Engine, Options, callgrind, child_args, report, run_isolated};
+use crate::{
+    BOX2D, Config, Engine, Options, callgrind, child_args, exit_code, report, run_isolated,
+};
 
 /// The nape and rapier2d settings on the curve, by label: nape's default, its exact path
 /// at fixed substep counts and by Gauss–Seidel sweeps alone; rapier2d's substep counts.
@@ -264,13 +266,7 @@ pub fn run(options: &Options, args: &[String]) -> ExitCode {
         options.markdown.as_deref(),
         options.svg.as_deref(),
     );
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(written)
 }
 
 #[cfg(test)]

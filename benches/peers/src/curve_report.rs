@@ -239,25 +239,7 @@ pub fn svg_plot(rows: &[CurveRow]) -> String {
             bottom - (y.log10() - f64::from(y_low)) / f64::from(y_high - y_low) * (bottom - top)
         };
         frame.draw(&mut svg, &measure.title);
-        for decade in x_low..=x_high {
-            let x = x_of(10f64.powi(decade));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{bottom}\" stroke=\"#ddd\"/>\
-                 <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">1e{decade}</text>",
-                bottom + 15.0
-            );
-        }
-        for decade in y_low..=y_high {
-            let y = y_of(10f64.powi(decade));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{right}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\
-                 <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">1e{decade}</text>",
-                left - 5.0,
-                y + 4.0
-            );
-        }
+        frame.log_grid(&mut svg, (x_low, x_high), (y_low, y_high));
         frame.axis_titles(&mut svg, x_title, 32.0, measure.axis, 14.0);
         let mut labels = LabelPlacer::new(left, right, top, bottom);
         for row in rows {

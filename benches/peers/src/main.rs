@@ -650,6 +650,17 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Success, or the error printed and failure.
+fn exit_code(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// `target` as a link from the file `from` (both relative to the working directory):
 /// strips `from`'s folder when `target` is inside it.
 fn relative_to(target: &str, from: &str) -> String {

@@ -92,8 +92,8 @@ fn fixed_exact_substeps(space: &mut Space, substeps: u32) {
 /// What the labels in [`NAPE_CONFIGS`] mean, for the report. Keep it in step with the
 /// list.
 pub const NAPE_LEGEND: &str = "nape: `default` = `Space::new()` (exact solve of acyclic islands \
-in 8 substeps, 5 substeps of one biased and one relax sweep for islands with loops) with \
-gravity set; `sN` = N substeps for both; `GS` = `direct_solve` off (every island by \
+in as many of up to 16 substeps as each island's motion needs, 5 substeps of one biased and one relax sweep for islands with loops) with \
+gravity set; `sN` = N substeps for both (the exact path's most); `GS` = `direct_solve` off (every island by \
 Gauss–Seidel sweeps).";
 
 /// A nape `Space` holding one scene.

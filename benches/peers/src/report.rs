@@ -484,25 +484,7 @@ pub fn svg_plot(scenes: &[&str], rows: &[Row]) -> String {
         };
 
         frame.draw(&mut svg, scene);
-        for decade in x_low..=x_high {
-            let x = x_of(10f64.powi(decade));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{bottom}\" stroke=\"#ddd\"/>\
-                 <text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">1e{decade}</text>",
-                bottom + 15.0
-            );
-        }
-        for decade in y_low..=y_high {
-            let y = y_of(10f64.powi(decade));
-            let _ = writeln!(
-                svg,
-                "<line x1=\"{left}\" y1=\"{y}\" x2=\"{right}\" y2=\"{y}\" stroke=\"#ddd\"/>\
-                 <text x=\"{}\" y=\"{}\" text-anchor=\"end\">1e{decade}</text>",
-                left - 5.0,
-                y + 4.0
-            );
-        }
+        frame.log_grid(&mut svg, (x_low, x_high), (y_low, y_high));
         frame.axis_titles(&mut svg, "ms/step", 34.0, "run max error (m)", 16.0);
 
         let mut labels = LabelPlacer::new(left, right, top, bottom);

@@ -106,6 +106,33 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// Grid lines and labels at each decade `x.0..=x.1` and `y.0..=y.1` of logarithmic
+    /// axes spanning the plotting area.
+    pub fn log_grid(&self, svg: &mut String, x: (i32, i32), y: (i32, i32)) {
+        let (left, right, top, bottom) = self.edges();
+        for decade in x.0..=x.1 {
+            let at = left + f64::from(decade - x.0) / f64::from(x.1 - x.0) * (right - left);
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{at:.1}\" y1=\"{top}\" x2=\"{at:.1}\" y2=\"{bottom}\" stroke=\"#ddd\"/>\
+                 <text x=\"{at:.1}\" y=\"{}\" text-anchor=\"middle\">1e{decade}</text>",
+                bottom + 15.0
+            );
+        }
+        for decade in y.0..=y.1 {
+            let at = bottom - f64::from(decade - y.0) / f64::from(y.1 - y.0) * (bottom - top);
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{left}\" y1=\"{at:.1}\" x2=\"{right}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
+                 <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">1e{decade}</text>",
+                left - 5.0,
+                at + 4.0
+            );
+        }
+    }
+}
+
 /// `text` with the characters XML reserves escaped.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")

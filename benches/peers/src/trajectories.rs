@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use chain_reference::{ChainReference, swing_energy};
 
 use crate::scenes::{GRAVITY, Pose, SceneDescription, Velocity, horizontal_chain, initial_poses};
-use crate::{Config, Engine, MovingWorld, Options, relative_to, report, trajectory_report};
+use crate::{
+    Config, Engine, MovingWorld, Options, exit_code, relative_to, report, trajectory_report,
+};
 
 /// One chain of the comparison: its links and how long its energy is followed.
 #[derive(Clone, Copy, Debug)]
@@ -306,13 +308,7 @@ pub fn run(options: &Options, args: &[String]) -> ExitCode {
             std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
         });
     }
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(written)
 }
 
 #[cfg(test)]
