@@ -216,8 +216,9 @@ fn run_once(
 }
 
 /// The first argument of a child process (`--isolate`, `--curve`):
-/// `CHILD scene nape|rapier label err_every trace|quiet` (`label` of one of that
-/// engine's settings, as [`Config::find`] takes it).
+/// `CHILD scene nape|rapier setting err_every trace|quiet` (`setting`: the label of one
+/// of that engine's settings, as [`Config::find`] takes it, or its index in the full
+/// run's list).
 const CHILD: &str = "--child";
 
 /// Box2D's engine name in reports (its harness prints it too).
@@ -279,6 +280,15 @@ fn child_args(config: Config, scene: Scene, err_every: usize, trace: bool) -> [S
     .map(str::to_owned)
 }
 
+/// A child's setting: by label, or by its index in the full run's list (`2` is each
+/// engine's default; the commands ARCHITECTURE.md quotes name it so).
+fn child_config(engine: Engine, setting: &str) -> Option<Config> {
+    match setting.parse::<usize>() {
+        Ok(index) => Config::all(&[engine]).get(index).copied(),
+        Err(_) => Config::find(engine, setting),
+    }
+}
+
 /// The child side of [`run_isolated`]: one run, its record on stdout.
 fn run_child(args: &[String]) -> ExitCode {
     let parsed = (|| {
@@ -288,7 +298,7 @@ fn run_child(args: &[String]) -> ExitCode {
             "rapier" => Engine::Rapier,
             _ => return None,
         };
-        let config = Config::find(engine, args.get(2)?)?;
+        let config = child_config(engine, args.get(2)?)?;
         let err_every: usize = args.get(3)?.parse().ok()?;
         let trace = match args.get(4)?.as_str() {
             "trace" => true,
@@ -298,7 +308,7 @@ fn run_child(args: &[String]) -> ExitCode {
         Some((scene, config, err_every, trace))
     })();
     let Some((scene, config, err_every, trace)) = parsed else {
-        eprintln!("usage: nape-peers {CHILD} SCENE nape|rapier LABEL ERR_EVERY trace|quiet");
+        eprintln!("usage: nape-peers {CHILD} SCENE nape|rapier LABEL|INDEX ERR_EVERY trace|quiet");
         return ExitCode::FAILURE;
     };
     let record = run_once(config, scene, &scene.describe(), err_every, trace);
@@ -703,6 +713,16 @@ mod tests {
         assert_eq!(back.run_max, record.run_max);
         assert_eq!(back.run_max_step, 249);
         assert!(parse_record("1 2 3").is_none());
+    }
+
+    #[test]
+    fn a_child_takes_a_setting_by_label_or_by_its_place_in_the_full_run() {
+        let label = |engine, setting| child_config(engine, setting).map(Config::label);
+        assert_eq!(label(Engine::Nape, "2"), Some("default"));
+        assert_eq!(label(Engine::Rapier, "2"), Some("it 4 (default)"));
+        assert_eq!(label(Engine::Nape, "fixed 4"), Some("fixed 4"));
+        assert_eq!(label(Engine::Nape, "99"), None);
+        assert_eq!(label(Engine::Rapier, "fixed 4"), None);
     }
 
     #[test]
