@@ -42,6 +42,7 @@
 
 mod decoded;
 pub(crate) mod direct;
+pub(crate) mod step;
 
 use std::any::Any;
 
