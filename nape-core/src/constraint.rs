@@ -59,7 +59,7 @@ pub struct SharedSlots {
 
 impl SharedSlots {
     /// The most body slots one constraint may have.
-    pub const MAX_SLOTS: usize = 8;
+    pub const MAX_SLOTS: usize = crate::types::MAX_SLOTS;
 
     /// No two slots share a body.
     pub const NONE: Self = Self { mask: 0 };

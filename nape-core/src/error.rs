@@ -63,7 +63,7 @@ impl std::fmt::Display for Error {
             Self::TooManyBodies(n) => write!(
                 f,
                 "a constraint may have at most {} body slots (got {n})",
-                crate::SharedSlots::MAX_SLOTS
+                crate::types::MAX_SLOTS
             ),
             Self::InvalidValue { what, value, range } => {
                 write!(f, "invalid `{what}`: got {value}, accepted: {range}")
