@@ -633,6 +633,13 @@ impl<'a> BodyMut<'a> {
     }
 }
 
+/// A body slot of a space: the body, if any, and the generation its handles carry.
+#[derive(Debug)]
+pub(crate) struct BodySlot {
+    pub(crate) generation: u32,
+    pub(crate) body: Option<Body>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

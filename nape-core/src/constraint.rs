@@ -17,8 +17,8 @@
 //! implement the trait by hand (Nape's `UserConstraint`). Limits, softness, warm starting,
 //! clamping and position correction are the solver's, identical for every constraint.
 
-use crate::body::BodyHandle;
-use crate::types::{DrawPrimitive, generic_picture};
+pub use crate::error::InvalidParameter;
+use crate::types::{BodyHandle, DrawPrimitive, generic_picture};
 pub use crate::types::{InverseMass, Pose, Velocity};
 
 /// The range `min ≤ c_i ≤ max` of one constraint row; `min == max` is an equality.
@@ -59,7 +59,7 @@ pub struct SharedSlots {
 
 impl SharedSlots {
     /// The most body slots one constraint may have.
-    pub const MAX_SLOTS: usize = 8;
+    pub const MAX_SLOTS: usize = crate::types::MAX_SLOTS;
 
     /// No two slots share a body.
     pub const NONE: Self = Self { mask: 0 };
@@ -110,29 +110,6 @@ impl SharedSlots {
         low * Self::MAX_SLOTS + high
     }
 }
-
-/// Why a constraint's parameters cannot be simulated.
-#[derive(Clone, Debug, PartialEq)]
-pub struct InvalidParameter {
-    /// The constraint type, e.g. `"DistanceJoint"`.
-    pub constraint: &'static str,
-    /// The rule or field that failed, in the words of the constraint's declaration.
-    pub rule: String,
-    /// The offending value(s), formatted.
-    pub value: String,
-}
-
-impl std::fmt::Display for InvalidParameter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: `{}` does not hold (got {})",
-            self.constraint, self.rule, self.value
-        )
-    }
-}
-
-impl std::error::Error for InvalidParameter {}
 
 /// Storage for a generated constraint's per-step Jacobian entries (`Default` for any length).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,5 @@
 //! The error type of every fallible [`Space`](crate::Space) operation.
 
-use crate::constraint::InvalidParameter;
-
 /// Why a [`Space`](crate::Space) operation was refused. The space is unchanged whenever an
 /// error is returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,7 +63,7 @@ impl std::fmt::Display for Error {
             Self::TooManyBodies(n) => write!(
                 f,
                 "a constraint may have at most {} body slots (got {n})",
-                crate::SharedSlots::MAX_SLOTS
+                crate::types::MAX_SLOTS
             ),
             Self::InvalidValue { what, value, range } => {
                 write!(f, "invalid `{what}`: got {value}, accepted: {range}")
@@ -89,3 +87,26 @@ impl From<InvalidParameter> for Error {
         Self::InvalidParameter(p)
     }
 }
+
+/// Why a constraint's parameters cannot be simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvalidParameter {
+    /// The constraint type, e.g. `"DistanceJoint"`.
+    pub constraint: &'static str,
+    /// The rule or field that failed, in the words of the constraint's declaration.
+    pub rule: String,
+    /// The offending value(s), formatted.
+    pub value: String,
+}
+
+impl std::fmt::Display for InvalidParameter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` does not hold (got {})",
+            self.constraint, self.rule, self.value
+        )
+    }
+}
+
+impl std::error::Error for InvalidParameter {}

@@ -22,6 +22,7 @@ extern crate self as nape;
 pub mod body;
 pub mod constraint;
 pub mod draw;
+mod encoding;
 pub mod error;
 pub mod inspect;
 pub mod joints;

@@ -4,6 +4,10 @@
 
 use glam::Vec2;
 
+/// The most body slots one constraint may have ([`SharedSlots::MAX_SLOTS`](crate::SharedSlots::MAX_SLOTS)):
+/// here, below the error that names it and the constraint layer that checks it.
+pub(crate) const MAX_SLOTS: usize = 8;
+
 /// Identifies a body inside one [`Space`](crate::Space). A handle of a removed body, or of
 /// another space, is rejected with an error wherever it is used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -10,8 +10,8 @@
 
 use super::{ColdEntry, Entry};
 use crate::constraint::Constraint;
+use crate::encoding::{FINITE, LiveBody, SnapshotError, check_break_values, check_range, refused};
 use crate::limits::{MAX_DT, MAX_SUBSTEPS, MIN_DT, MIN_INERTIA, MIN_MASS};
-use crate::snapshot::{FINITE, LiveBody, SnapshotError, check_break_values, check_range, refused};
 
 /// The shortest substep a step takes: the shortest `dt` in the most substeps.
 const MIN_SUBSTEP: f32 = MIN_DT / MAX_SUBSTEPS as f32;

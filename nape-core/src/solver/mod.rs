@@ -42,6 +42,7 @@
 
 mod decoded;
 pub(crate) mod direct;
+pub(crate) mod step;
 
 use std::any::Any;
 
@@ -1001,17 +1002,17 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Writes the store for a byte snapshot: its slot table and every field of every
     /// entry (the constraint and its Jacobian through `codec`, which knows their type).
     /// `shared` and `local` are not written: [`Entry::set_body_indices`] derives them.
-    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::snapshot::EntryCodec);
+    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::encoding::EntryCodec);
     /// Reads what [`encode`](Self::encode) wrote into this empty store, checking the slot
     /// table, that every slot's body is live in the snapshot's space `space`, whose
     /// body slots are `bodies` (`None`: free), and every value in range.
     fn decode(
         &mut self,
         input: &mut &[u8],
-        codec: &dyn crate::snapshot::EntryCodec,
+        codec: &dyn crate::encoding::EntryCodec,
         space: u32,
-        bodies: &[Option<crate::snapshot::LiveBody>],
-    ) -> Result<(), crate::snapshot::SnapshotError>;
+        bodies: &[Option<crate::encoding::LiveBody>],
+    ) -> Result<(), crate::encoding::SnapshotError>;
     /// Moves the store into the space `space`: its ids and every constraint's body handles
     /// name that space from now on.
     fn set_space(&mut self, space: u32);
@@ -2743,8 +2744,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::snapshot::EntryCodec) {
-        use crate::snapshot::SnapshotFields;
+    fn encode(&self, out: &mut Vec<u8>, codec: &dyn crate::encoding::EntryCodec) {
+        use crate::encoding::SnapshotFields;
         (self.slots.len() as u32).write_snapshot(out);
         for slot in &self.slots {
             [slot.generation, slot.dense].write_snapshot(out);
@@ -2791,11 +2792,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn decode(
         &mut self,
         input: &mut &[u8],
-        codec: &dyn crate::snapshot::EntryCodec,
+        codec: &dyn crate::encoding::EntryCodec,
         space: u32,
-        bodies: &[Option<crate::snapshot::LiveBody>],
-    ) -> Result<(), crate::snapshot::SnapshotError> {
-        use crate::snapshot::{SnapshotError, SnapshotFields, read_len};
+        bodies: &[Option<crate::encoding::LiveBody>],
+    ) -> Result<(), crate::encoding::SnapshotError> {
+        use crate::encoding::{SnapshotError, SnapshotFields, read_len};
         let malformed = SnapshotError::Malformed;
         let slot_count = u32::read_snapshot(input)?;
         for _ in 0..slot_count {
