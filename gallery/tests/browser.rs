@@ -1,7 +1,7 @@
 //! The gallery and the interactive page in a real browser: Debian's headless Chromium,
 //! driven by playwright-core from `browser-tests/` (see `browser-tests/check.mjs` for what
 //! is checked). Needs `chromium`, `node` with `npm ci` run in `browser-tests/`, and the
-//! `wasm32-unknown-unknown` target; `.ci/run` installs them all.
+//! `wasm32-unknown-unknown` target; `bash scripts/test.sh` installs them all and runs every test.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,7 +36,8 @@ fn gallery_and_interactive_page_work_in_chromium() {
     ] {
         assert!(
             needed.exists(),
-            "{} is missing: run `{how}` (or bash .ci/run)",
+            "{} is missing: run `bash scripts/test.sh`, which installs it and runs every test \
+             (or `{how}` yourself)",
             needed.display()
         );
     }
