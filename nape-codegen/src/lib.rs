@@ -16,6 +16,8 @@
 //! The symbolic engine (`symbolic`: hash-consed DAG, simplifying constructors, derivative
 //! rules, CSE planning) knows nothing of `syn` or tokens.
 
+#![warn(missing_docs)]
+
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 

@@ -5,6 +5,8 @@
 //! is done by the `nape-codegen` crate; this crate is its `proc_macro` shell. Use it
 //! through the `nape` facade (`nape::constraint`).
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 
 /// Derives a constraint from its positional (or velocity) expression.
