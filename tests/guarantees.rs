@@ -1,4 +1,4 @@
-//! The README's "Guarantees": every public entry point refuses bad input with a typed error
+//! The guarantees (docs/guarantees.md): every public entry point refuses bad input with a typed error
 //! and leaves the space unchanged; a hand-written constraint that goes non-finite is
 //! contained and reported; snapshots restore bit for bit; the state hash of a scene with
 //! every joint type is pinned and does not depend on unrelated bodies.

@@ -1,4 +1,4 @@
-//! Property tests of the README's "Guarantees": random spaces (dynamic, static and
+//! Property tests of the guarantees (docs/guarantees.md): random spaces (dynamic, static and
 //! kinematic bodies; random joints of all seven types with random valid parameters; random
 //! removals, re-activations and parameter changes between steps of varying `dt`) stay
 //! finite, keep every handle valid or reported removed, and keep their joint errors
@@ -348,19 +348,9 @@ proptest! {
         // can never meet), so errors need not vanish, but a position projection that would
         // make an island's error worse is redone as damped (Levenberg–Marquardt) steps that
         // each lower it, and speeds are limited. Bodies start within 3 m of the origin and a
-        // run lasts at most a few seconds; the worst error seen was 84 (m or rad) at 16,384
-        // cases and 223 at 1,048,576 (`PROPTEST_CASES`, release; 1,200 at 262,144 before
-        // limits joined the exact solve), where an unguarded projection left 1.9e8 within
-        // 1,024. After the sweeps' order and update changed (2026-11-26) the search at
-        // 1,048,576 cases walked into a space of 45 operations whose contradictory joints
-        // ended 1,376 m apart (as the code before that change did on it too); since moving
-        // exact islands weigh their links' inertia (capped: see
-        // `a_runaway_turning_stiffness_does_not_freeze_a_body` below) it no longer does,
-        // and the worst of 1,048,576 cases is 223 again. With one exact substep for moving
-        // islands it walked into the case below (`a_projection_moves_no_body_beyond_its_reach`,
-        // 1,194 m); with a projection's reach bounded the worst of 1,048,576 is 309, and 223
-        // since the substep choice and the stiffness probe lost their square roots (223 also
-        // with cold-started exact rows and a drift renormalised by a Newton step).
+        // run lasts at most a few seconds; docs/guarantees.md gives the worst error of a long
+        // search (`PROPTEST_CASES`, release, `NAPE_PRINT_WORST=1`). The cases the search has
+        // found beyond the bound are pinned as tests below.
         if std::env::var("NAPE_PRINT_WORST").is_ok() {
             eprintln!("worst joint error {}", world.worst);
         }
@@ -369,12 +359,11 @@ proptest! {
     }
 }
 
-/// A case the test above found at 262,144 cases once limits joined the exact solve: a
-/// line joint's limit, out of the active set (its impulse pulled), was not measured by the
-/// projection's guard, so a projection that pushed a body 2.7e8 m along the line (a nearly
-/// singular island: a soft pulley, a weld to a kinematic body) passed as an improvement.
-/// The guard now measures every limit of the island; the island's joints contradict each
-/// other, so errors remain, but bounded.
+/// A case the test above found: a line joint's limit out of the active set (its impulse
+/// pulls), in a nearly singular island (a soft pulley, a weld to a kinematic body). Unless
+/// the projection's guard measures every limit of the island, a projection that pushes a
+/// body 2.7e8 m along the line passes as an improvement. The joints contradict each other,
+/// so errors remain, but bounded.
 #[test]
 fn a_limit_outside_the_active_set_is_guarded() {
     let ops = vec![
@@ -537,11 +526,10 @@ fn a_limit_outside_the_active_set_is_guarded() {
     assert!(world.worst < 100.0, "joint error {}", world.worst);
 }
 
-/// A case the random search found at 262,144 cases once moving islands held their links'
-/// turning by inertia weights: contradictory motors, an angle and a line joint gave one
-/// body a turning stiffness of 1.2e30 from the impulses of the step before, its inertia
-/// was weighted by 2e25, and the projection's nearly singular system flung it 2e4 m. The
-/// weights are capped (`MAX_TURN_WEIGHT`); beyond, the island takes more substeps.
+/// A case the random search found: contradictory motors, an angle and a line joint give
+/// one body a turning stiffness of 1.2e30 from the impulses of the step before; weighting
+/// its inertia by 2e25 would let the projection's nearly singular system fling it 2e4 m.
+/// The weights are capped (`MAX_TURN_WEIGHT`); beyond, the island takes more substeps.
 #[test]
 fn a_runaway_turning_stiffness_does_not_freeze_a_body() {
     let ops = vec![
@@ -673,12 +661,10 @@ fn a_runaway_turning_stiffness_does_not_freeze_a_body() {
     assert!(world.worst < 100.0, "joint error {}", world.worst);
 }
 
-/// A case the test above found at 1,048,576 cases once a moving island could take one
-/// exact substep (its last projection relinearised where it corrects): in a step of 1 ms,
-/// the projections of an island whose line joint and soft weld hold one light body against
-/// each other moved that body 1,300 m to remove errors of a metre (the weld, soft, is not
-/// projected nor measured by the guard), leaving 1,194 m of weld error. A projection now
-/// moves no body farther than a few times the sum of the errors it removes in its island
+/// A case the test above found: in a step of 1 ms, the projections of an island whose line
+/// joint and soft weld hold one light body against each other can move that body 1,300 m
+/// to remove errors of a metre (the weld, soft, is neither projected nor measured by the
+/// guard), leaving 1,194 m of weld error. A projection moves no body farther than a few times the sum of the errors it removes in its island
 /// (`PROJECTION_REACH`); the joints still contradict each other, so errors remain.
 #[test]
 fn a_projection_moves_no_body_beyond_its_reach() {

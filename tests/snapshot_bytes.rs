@@ -1,4 +1,4 @@
-//! Snapshots through bytes (the README's "Guarantees"): a space with every builtin joint
+//! Snapshots through bytes (docs/guarantees.md): a space with every builtin joint
 //! and constraint types of the user's own, written as bytes and read back with a fresh
 //! registry, continues bit for bit; so it does through serde; bytes that are truncated,
 //! corrupted or name an unknown type are typed errors, never panics.

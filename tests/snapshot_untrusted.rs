@@ -1,4 +1,4 @@
-//! A snapshot's bytes are untrusted input (README, "Guarantees"): edited as anyone can,
+//! A snapshot's bytes are untrusted input (docs/guarantees.md): edited as anyone can,
 //! the checksum recomputed, every field of the format set to NaN, ±∞, out of range or
 //! (for indices) past the end is a typed error, and whatever is accepted restores into
 //! a space that validates and steps finitely. The proptest edits bytes at random; the

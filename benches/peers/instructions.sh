@@ -1,7 +1,7 @@
 #!/bin/sh
 # Instructions per step of each engine's default setting on one reference scene, counted by
 # valgrind's callgrind. Unlike step times they do not move with this machine's two speed
-# levels (README, "Side by side"), so they compare two builds, or the engines, in one run.
+# levels (docs/benchmarks.md, "Side by side"), so they compare two builds, or the engines, in one run.
 # Each figure is the whole run (scene built, every step, errors rarely evaluated) over its
 # steps.
 #

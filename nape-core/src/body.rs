@@ -26,18 +26,18 @@ pub enum BodyKind {
 /// Mass properties of a shape about its centroid.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MassProperties {
-    /// Mass (area × density).
+    /// Mass in kg (area in m² × density in kg/m²).
     pub mass: f32,
-    /// Centroid, in the frame the shape's vertices were given in.
+    /// Centroid in m, in the frame the shape's vertices were given in.
     pub centroid: Vec2,
-    /// Moment of inertia about the centroid.
+    /// Moment of inertia about the centroid, in kg·m².
     pub inertia: f32,
 }
 
 impl MassProperties {
     /// The mass, centroid and centroidal inertia of a simple (non-self-intersecting)
-    /// polygon of uniform `density`. The vertices may be in either winding order. A
-    /// degenerate polygon (fewer than 3 vertices, or zero area) gives zero mass.
+    /// polygon (vertices in m) of uniform `density` (kg/m²). The vertices may be in either winding
+    /// order. A degenerate polygon (fewer than 3 vertices, or zero area) gives zero mass.
     #[must_use]
     pub fn polygon(vertices: &[Vec2], density: f32) -> Self {
         let n = vertices.len();
@@ -116,8 +116,11 @@ fn inverse_of(mass: f32, inertia: f32) -> InverseMass {
 }
 
 impl Body {
-    /// A dynamic body of `mass` and moment of inertia `inertia` (about its centre of mass).
-    /// `inertia = f32::INFINITY` makes a body that never rotates under constraints.
+    /// A dynamic body of `mass` (kg) and moment of inertia `inertia` (kg·m², about its
+    /// centre of mass). `inertia = f32::INFINITY` makes a body that never rotates under
+    /// constraints. [`Space::add_body`](crate::Space::add_body) accepts `mass` in
+    /// [`MIN_MASS`]` ..= `[`MAX_MASS`] and `inertia` in [`MIN_INERTIA`]` ..= `[`MAX_INERTIA`]
+    /// or infinite.
     #[must_use]
     pub fn dynamic(mass: f32, inertia: f32) -> Self {
         Self {
@@ -150,15 +153,16 @@ impl Body {
         }
     }
 
-    /// A dynamic disc of `radius` and uniform `density` (mass `ρπr²`, inertia `mr²/2`).
+    /// A dynamic disc of `radius` (m) and uniform `density` (kg/m²): mass `ρπr²`, inertia
+    /// `mr²/2`.
     #[must_use]
     pub fn circle(radius: f32, density: f32) -> Self {
         let mass = density * std::f32::consts::PI * radius * radius;
         Self::dynamic(mass, 0.5 * mass * radius * radius)
     }
 
-    /// A dynamic `width × height` rectangle of uniform `density`, centred on its position
-    /// (mass `ρwh`, inertia `m(w² + h²)/12`).
+    /// A dynamic `width × height` rectangle (m) of uniform `density` (kg/m²), centred on its
+    /// position: mass `ρwh`, inertia `m(w² + h²)/12`.
     #[must_use]
     pub fn rectangle(width: f32, height: f32, density: f32) -> Self {
         let mass = density * width * height;
@@ -171,7 +175,7 @@ impl Body {
         Self::rectangle(width, height, density)
     }
 
-    /// A dynamic simple polygon of uniform `density`.
+    /// A dynamic simple polygon (vertices in m) of uniform `density` (kg/m²).
     ///
     /// The mass is the polygon's area times `density` and the inertia is taken **about the
     /// polygon's centroid**, which becomes the body's origin: the body's position is the
@@ -185,28 +189,30 @@ impl Body {
         Self::dynamic(p.mass, p.inertia)
     }
 
-    /// This body at `position`.
+    /// This body at `position` (m; each coordinate within [`MAX_COORDINATE`]).
     #[must_use]
     pub fn at(mut self, position: Vec2) -> Self {
         self.set_position(position);
         self
     }
 
-    /// This body rotated to `angle` radians (counter-clockwise).
+    /// This body rotated to `angle` radians (counter-clockwise; magnitude within
+    /// [`MAX_COORDINATE`]).
     #[must_use]
     pub fn with_angle(mut self, angle: f32) -> Self {
         self.set_angle(angle);
         self
     }
 
-    /// This body with linear velocity `velocity`.
+    /// This body with linear velocity `velocity` (m/s, length within [`MAX_SPEED`]).
     #[must_use]
     pub fn with_velocity(mut self, velocity: Vec2) -> Self {
         self.velocity.linear = velocity;
         self
     }
 
-    /// This body with angular velocity `angular_velocity` (radians per second, CCW).
+    /// This body with angular velocity `angular_velocity` (rad/s, CCW, magnitude within
+    /// [`MAX_SPEED`]).
     #[must_use]
     pub fn with_angular_velocity(mut self, angular_velocity: f32) -> Self {
         self.velocity.angular = angular_velocity;
@@ -231,7 +237,7 @@ impl Body {
         self.pose
     }
 
-    /// World position of the centre of mass.
+    /// World position of the centre of mass, in m.
     #[must_use]
     pub fn position(&self) -> Vec2 {
         self.pose.position
@@ -243,74 +249,75 @@ impl Body {
         self.pose.angle
     }
 
-    /// Moves the body to `position`.
+    /// Moves the body to `position` (m; checked by [`Body::validate`] when it is added).
     pub fn set_position(&mut self, position: Vec2) {
         self.pose.position = position;
     }
 
-    /// Rotates the body to `angle`, updating the cached cosine and sine.
+    /// Rotates the body to `angle` (rad, CCW), updating the cached cosine and sine.
     pub fn set_angle(&mut self, angle: f32) {
         self.pose = Pose::new(self.pose.position, angle);
     }
 
-    /// World position of a body-local point.
+    /// World position (m) of a body-local point (m).
     #[must_use]
     pub fn world_point(&self, local: Vec2) -> Vec2 {
         self.pose.world_point(local)
     }
 
-    /// Linear velocity.
+    /// Linear velocity of the centre of mass, in m/s.
     #[must_use]
     pub fn velocity(&self) -> Vec2 {
         self.velocity.linear
     }
 
-    /// Angular velocity (radians per second, CCW).
+    /// Angular velocity, in rad/s (CCW).
     #[must_use]
     pub fn angular_velocity(&self) -> f32 {
         self.velocity.angular
     }
 
-    /// Sets the linear velocity.
+    /// Sets the linear velocity (m/s).
     pub fn set_velocity(&mut self, velocity: Vec2) {
         self.velocity.linear = velocity;
     }
 
-    /// Sets the angular velocity.
+    /// Sets the angular velocity (rad/s, CCW).
     pub fn set_angular_velocity(&mut self, angular_velocity: f32) {
         self.velocity.angular = angular_velocity;
     }
 
-    /// The force accumulated for the next step (cleared after each step).
+    /// The force accumulated for the next step, in N (cleared after each step).
     #[must_use]
     pub fn force(&self) -> Vec2 {
         self.force
     }
 
-    /// The torque accumulated for the next step (cleared after each step).
+    /// The torque accumulated for the next step, in N·m (cleared after each step).
     #[must_use]
     pub fn torque(&self) -> f32 {
         self.torque
     }
 
-    /// Adds `force` at the centre of mass for the next step.
+    /// Adds `force` (N) at the centre of mass for the next step.
     pub fn apply_force(&mut self, force: Vec2) {
         self.force += force;
     }
 
-    /// Adds `force` applied at the world point `point` (force plus the torque
+    /// Adds `force` (N) applied at the world point `point` (m): the force plus the torque
     /// `(point − position) × force`).
     pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) {
         self.force += force;
         self.torque += (point - self.pose.position).perp_dot(force);
     }
 
-    /// Adds `torque` (CCW positive) for the next step.
+    /// Adds `torque` (N·m, CCW positive) for the next step.
     pub fn apply_torque(&mut self, torque: f32) {
         self.torque += torque;
     }
 
-    /// Applies an instantaneous impulse at the centre of mass (no effect unless dynamic).
+    /// Applies an instantaneous impulse (N·s) at the centre of mass (no effect unless
+    /// dynamic).
     pub fn apply_impulse(&mut self, impulse: Vec2) {
         let inv = self.inverse_mass();
         self.velocity.linear += impulse * inv.mass;
@@ -322,7 +329,7 @@ impl Body {
         self.torque = 0.0;
     }
 
-    /// Mass (`∞` for static and kinematic bodies).
+    /// Mass in kg (`∞` for static and kinematic bodies).
     #[must_use]
     pub fn mass(&self) -> f32 {
         if self.is_dynamic() {
@@ -332,7 +339,8 @@ impl Body {
         }
     }
 
-    /// Moment of inertia about the centre of mass (`∞` for static and kinematic bodies).
+    /// Moment of inertia about the centre of mass, in kg·m² (`∞` for static and kinematic
+    /// bodies).
     #[must_use]
     pub fn inertia(&self) -> f32 {
         if self.is_dynamic() {
@@ -342,8 +350,8 @@ impl Body {
         }
     }
 
-    /// The inverse mass and inertia the solver uses: zero for static and kinematic bodies,
-    /// and zero inverse inertia for an infinite inertia.
+    /// The inverse mass (1/kg) and inertia (1/(kg·m²)) the solver uses: zero for static and
+    /// kinematic bodies, and zero inverse inertia for an infinite inertia.
     #[must_use]
     pub fn inverse_mass(&self) -> InverseMass {
         if self.is_dynamic() {
@@ -353,8 +361,8 @@ impl Body {
         }
     }
 
-    /// Sets the mass and inertia of a dynamic body (ignored by the solver for static and
-    /// kinematic bodies).
+    /// Sets the mass (kg) and inertia (kg·m²) of a dynamic body (ignored by the solver for static
+    /// and kinematic bodies).
     ///
     /// # Errors
     /// [`Error::InvalidBody`] unless `mass` is in

@@ -1,7 +1,11 @@
 //! # nape-core
 //!
-//! Bodies, a [`Space`] that steps them, the [`Constraint`] trait and a sequential-impulse
-//! solver with warm starting, stiff and soft constraints, limits and breaking. The builtin
+//! Bodies, a [`Space`] that steps them, the [`Constraint`] trait and a solver that solves
+//! trees of joints exactly (RATTLE for stiff joints and springs, an active set for limits)
+//! and meshes by Gauss–Seidel sweeps, with stiff and soft constraints, limits and breaking.
+//!
+//! Units are SI by convention — metres, kilograms, seconds, radians (counter-clockwise) —
+//! and the accepted ranges in [`limits`] are stated in them; any consistent set works. The builtin
 //! joints in [`joints`] are declared with `#[constraint]` (re-exported here as
 //! [`macro@constraint`]): none of their Jacobians or effective masses is written by hand.
 //!

@@ -35,11 +35,13 @@ pub struct ConstraintSettings {
     /// Damping ratio (1 = critical), used only when soft. Must be finite and ≥ 0.
     /// Default 1.
     pub damping: f32,
-    /// The largest force the constraint may apply. Must be ≥ 0 (∞ allowed). Default ∞.
+    /// The largest force the constraint may apply, in N (N·m for an angular row, the
+    /// constraint's units per second squared times mass in general). Must be ≥ 0 (∞
+    /// allowed). Default ∞.
     ///
-    /// Each step the accumulated impulse `λ` (all rows together) may reach
-    /// `max_force·dt`; it is clamped **by length** to that only for **soft** constraints
-    /// and for **velocity-only** constraints (motors, even when stiff), as in Nape.
+    /// Each substep the impulse `λ` (all rows together) may reach `max_force` times the
+    /// time the substep stands for; it is clamped **by length** to that only for **soft**
+    /// constraints and for **velocity-only** constraints (motors, even when stiff), as in Nape.
     ///
     /// For a **stiff** positional constraint it does *not* limit anything: clamping the
     /// velocity impulse would let the bodies drift apart, and the position iterations would
@@ -57,8 +59,8 @@ pub struct ConstraintSettings {
     /// is the threshold of `break_under_error`. Stiff constraints are not otherwise
     /// affected.
     pub max_error: f32,
-    /// Break when the length of the accumulated impulse exceeds `max_force·dt` in a
-    /// velocity iteration (stiff or soft; checked before the `max_force` clamp, so a soft
+    /// Break when the length of a substep's impulse exceeds `max_force` times the time the
+    /// substep stands for (stiff or soft; checked before the `max_force` clamp, so a soft
     /// constraint breaks instead of slipping). Default `false`.
     pub break_under_force: bool,
     /// Break when the length of the positional error of the violated rows exceeds

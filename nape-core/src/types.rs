@@ -30,18 +30,20 @@ impl BodyHandle {
 /// cosine and sine (so constraint code never calls trigonometric functions).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
-    /// World position of the body's origin (its centre of mass).
+    /// World position of the body's origin (its centre of mass), in m; each coordinate
+    /// within [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space.
     pub position: Vec2,
-    /// Rotation angle in radians, counter-clockwise.
+    /// Rotation angle in radians, counter-clockwise; magnitude within
+    /// [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space.
     pub angle: f32,
-    /// `cos(angle)`.
+    /// `cos(angle)`, in `[−1, 1]`.
     pub cos: f32,
-    /// `sin(angle)`.
+    /// `sin(angle)`, in `[−1, 1]`.
     pub sin: f32,
 }
 
 impl Pose {
-    /// The pose at `position` rotated by `angle` radians.
+    /// The pose at `position` (m) rotated by `angle` radians (CCW).
     #[must_use]
     pub fn new(position: Vec2, angle: f32) -> Self {
         let (sin, cos) = angle.sin_cos();
@@ -148,7 +150,7 @@ impl Pose {
         self.integrate(Velocity { linear, angular }, 1.0)
     }
 
-    /// The world position of a body-local point.
+    /// The world position (m) of a body-local point (m).
     #[must_use]
     pub fn world_point(&self, local: Vec2) -> Vec2 {
         self.position + self.rotate(local)
@@ -213,12 +215,13 @@ impl Default for Pose {
     }
 }
 
-/// A body's velocity: linear (world units per second) and angular (radians per second).
+/// A body's velocity: linear (m/s) and angular (rad/s); for a body in a space each is at
+/// most [`MAX_SPEED`](crate::limits::MAX_SPEED) in magnitude.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Velocity {
-    /// Linear velocity of the centre of mass.
+    /// Linear velocity of the centre of mass, in m/s.
     pub linear: Vec2,
-    /// Angular velocity, counter-clockwise positive.
+    /// Angular velocity in rad/s, counter-clockwise positive.
     pub angular: f32,
 }
 
@@ -226,9 +229,9 @@ pub struct Velocity {
 /// static and kinematic bodies, which constraints cannot move.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct InverseMass {
-    /// `1 / mass`, or 0.
+    /// `1 / mass` in 1/kg, or 0; at most `1 / MIN_MASS` (1e6).
     pub mass: f32,
-    /// `1 / inertia`, or 0.
+    /// `1 / inertia` in 1/(kg·m²), or 0; at most `1 / MIN_INERTIA` (1e9).
     pub inertia: f32,
 }
 
@@ -243,8 +246,10 @@ impl InverseMass {
 }
 
 /// An untyped constraint id (space, type slot, index, generation), e.g. for events such
-/// as [`Space::broken_constraints`](crate::Space::broken_constraints) and for [`Space::constraints_of`](crate::Space::constraints_of). Compare it with
-/// [`ConstraintHandle::id`](crate::ConstraintHandle::id), or recover the typed handle with [`Space::typed_handle`](crate::Space::typed_handle).
+/// as [`Space::broken_constraints`](crate::Space::broken_constraints) and for
+/// [`Space::constraints_of`](crate::Space::constraints_of). Compare it with
+/// [`ConstraintHandle::id`](crate::ConstraintHandle::id), or recover the typed handle with
+/// [`Space::typed_handle`](crate::Space::typed_handle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConstraintId {
     pub(crate) space: u32,
@@ -267,7 +272,8 @@ pub enum BreakCause {
     Error,
 }
 
-/// A constraint broke during the last step: see [`Space::broken_constraints`](crate::Space::broken_constraints).
+/// A constraint broke during the last step: see
+/// [`Space::broken_constraints`](crate::Space::broken_constraints).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BreakEvent {
     /// The constraint. Its handle is stale if `remove_on_break` was set; otherwise the
@@ -275,7 +281,8 @@ pub struct BreakEvent {
     pub constraint: ConstraintId,
     /// Which limit was exceeded.
     pub cause: BreakCause,
-    /// The force (`|λ|/dt`) or error (`|C|`) that exceeded the limit; `value > limit`.
+    /// The force (`|λ|/dt`: N, or N·m for angular rows) or error (`|C|`: m or rad, in the
+    /// constraint's units) that exceeded the limit; `value > limit`.
     pub value: f32,
     /// `max_force` or `max_error` at the time.
     pub limit: f32,
@@ -289,9 +296,9 @@ pub struct BreakEvent {
 pub struct BodyImpulse {
     /// The body.
     pub body: BodyHandle,
-    /// Linear impulse (through the body's centre of mass), world axes.
+    /// Linear impulse in N·s (through the body's centre of mass), world axes.
     pub linear: Vec2,
-    /// Angular impulse about the body's centre of mass, counter-clockwise positive.
+    /// Angular impulse about the body's centre of mass in N·m·s, counter-clockwise positive.
     pub angular: f32,
 }
 

@@ -19,7 +19,8 @@ pub struct AngleJoint {
     pub joint_min: f32,
     /// Upper bound of `ratio·θ₂ − θ₁`, in radians.
     pub joint_max: f32,
-    /// Gear ratio applied to `body2`'s angle. Nape's default is 1.
+    /// Gear ratio applied to `body2`'s angle (finite; 0 with a static `body1` is refused
+    /// as degenerate). Nape's default is 1.
     pub ratio: f32,
 }
 

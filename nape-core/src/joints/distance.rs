@@ -21,13 +21,13 @@ pub struct DistanceJoint {
     pub body1: BodyHandle,
     /// The second body.
     pub body2: BodyHandle,
-    /// The anchor in `body1`'s local coordinates.
+    /// The anchor in `body1`'s local coordinates, in m (finite).
     pub anchor1: Vec2,
-    /// The anchor in `body2`'s local coordinates.
+    /// The anchor in `body2`'s local coordinates, in m (finite).
     pub anchor2: Vec2,
-    /// Shortest allowed distance (≥ 0).
+    /// Shortest allowed distance, in m (≥ 0, ≤ `joint_max`).
     pub joint_min: f32,
-    /// Longest allowed distance (may be infinite).
+    /// Longest allowed distance, in m (may be infinite).
     pub joint_max: f32,
 }
 

@@ -26,15 +26,16 @@ pub struct LineJoint {
     pub body1: BodyHandle,
     /// The body that slides.
     pub body2: BodyHandle,
-    /// A point of the line, in `body1`'s local coordinates.
+    /// A point of the line, in `body1`'s local coordinates, in m (finite).
     pub anchor1: Vec2,
-    /// The sliding point, in `body2`'s local coordinates.
+    /// The sliding point, in `body2`'s local coordinates, in m (finite).
     pub anchor2: Vec2,
-    /// The line's direction in `body1`'s local coordinates (normalised by the joint).
+    /// The line's direction in `body1`'s local coordinates (normalised by the joint; length in
+    /// `1e-6 ..= 1e9`).
     pub direction: Vec2,
-    /// Lower bound of the position along the line (may be −∞).
+    /// Lower bound of the position along the line, in m (may be −∞; ≤ `joint_max`).
     pub joint_min: f32,
-    /// Upper bound of the position along the line (may be +∞).
+    /// Upper bound of the position along the line, in m (may be +∞).
     pub joint_max: f32,
 }
 

@@ -16,7 +16,8 @@ pub struct MotorJoint {
     pub body2: BodyHandle,
     /// Target of `ratio·ω₂ − ω₁`, in radians per second. Nape's default is 0.
     pub rate: f32,
-    /// Gear ratio applied to `body2`'s angular velocity. Nape's default is 1.
+    /// Gear ratio applied to `body2`'s angular velocity (finite; 0 with a static `body1` is refused
+    /// as degenerate). Nape's default is 1.
     pub ratio: f32,
 }
 

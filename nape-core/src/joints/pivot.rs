@@ -15,9 +15,9 @@ pub struct PivotJoint {
     pub body1: BodyHandle,
     /// The second body.
     pub body2: BodyHandle,
-    /// The pivot in `body1`'s local coordinates.
+    /// The pivot in `body1`'s local coordinates, in m (finite).
     pub anchor1: Vec2,
-    /// The pivot in `body2`'s local coordinates.
+    /// The pivot in `body2`'s local coordinates, in m (finite).
     pub anchor2: Vec2,
 }
 

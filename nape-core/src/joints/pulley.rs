@@ -27,18 +27,18 @@ pub struct PulleyJoint {
     pub body3: BodyHandle,
     /// Second body of the second rope segment.
     pub body4: BodyHandle,
-    /// Anchor on `body1`, local.
+    /// Anchor on `body1`, in its local coordinates, in m (finite).
     pub anchor1: Vec2,
-    /// Anchor on `body2`, local.
+    /// Anchor on `body2`, in its local coordinates, in m (finite).
     pub anchor2: Vec2,
-    /// Anchor on `body3`, local.
+    /// Anchor on `body3`, in its local coordinates, in m (finite).
     pub anchor3: Vec2,
-    /// Anchor on `body4`, local.
+    /// Anchor on `body4`, in its local coordinates, in m (finite).
     pub anchor4: Vec2,
-    /// Shortest total length (≥ 0).
+    /// Shortest total length `|p₂ − p₁| + ratio·|p₄ − p₃|`, in m (≥ 0, ≤ `joint_max`).
     pub joint_min: f32,
-    /// Longest total length (may be infinite).
+    /// Longest total length, in m (may be infinite).
     pub joint_max: f32,
-    /// Weight of the second segment. Nape's default is 1.
+    /// Weight of the second segment (finite). Nape's default is 1.
     pub ratio: f32,
 }

@@ -19,9 +19,9 @@ pub struct WeldJoint {
     pub body1: BodyHandle,
     /// The second body.
     pub body2: BodyHandle,
-    /// The weld point in `body1`'s local coordinates.
+    /// The weld point in `body1`'s local coordinates, in m (finite).
     pub anchor1: Vec2,
-    /// The weld point in `body2`'s local coordinates.
+    /// The weld point in `body2`'s local coordinates, in m (finite).
     pub anchor2: Vec2,
     /// The relative angle `θ₂ − θ₁` the weld holds, in radians.
     pub phase: f32,
