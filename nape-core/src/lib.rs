@@ -1,7 +1,7 @@
 //! # nape-core
 //!
 //! Bodies, a [`Space`] that steps them, the [`Constraint`] trait and a solver that solves
-//! trees of joints exactly (RATTLE for stiff joints and springs, an active set for limits)
+//! trees of joints exactly (RATTLE, with limits as an active set)
 //! and meshes by Gauss–Seidel sweeps, with stiff and soft constraints, limits and breaking.
 //!
 //! Units are SI by convention — metres, kilograms, seconds, radians (counter-clockwise) —
