@@ -133,6 +133,12 @@ impl<const N: usize> Default for JacobianCache<N> {
 ///
 /// `velocities` is the solver's compact array of every body's velocity and `bodies[s]` the
 /// index of slot `s` in it; two slots may hold the same index.
+///
+/// Units: a row's `c` is in the units of its expression (m for a distance, rad for an
+/// angle); `J`'s entries are that unit per m (position columns) and per rad (angle
+/// columns); `J·v` is that unit per second; `K` is that unit squared per kg (through
+/// `m⁻¹`, 1/kg, and `I⁻¹`, 1/(kg·m²)); an impulse `λ` is kg times that unit per second
+/// (N·s for a distance row, N·m·s for an angle row). Every value must be finite.
 pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync + 'static {
     /// The compact per-step form of `J` that [`jacobian`](Self::jacobian) computes once and
     /// the velocity iterations reuse (a hand-written joint keeps its world anchors here).

@@ -313,7 +313,7 @@ pub enum SegmentStyle {
     Link,
 }
 
-/// One element of a constraint's picture, in world coordinates.
+/// One element of a constraint's picture, in world coordinates (m; angles in rad).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DrawPrimitive {
     /// A point where the joint attaches to a body.
