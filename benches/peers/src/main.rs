@@ -1,11 +1,11 @@
 //! nape and rapier2d side by side on the reference joint scenes (`chain`, `chain_hang`,
-//! `joint_grid`; see the README's "Side by side with rapier2d").
+//! `joint_grid`; see docs/benchmarks.md, "Side by side with Box2D v3 and rapier2d").
 //!
 //! ```text
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- \
 //!     [--scene chain|chain_hang|joint_grid]... [--engine nape|rapier]... [--runs N] \
 //!     [--err-every K] [--trace] [--markdown RESULTS.md] [--svg accuracy.svg] \
-//!     [--external rows.csv] [--readme README.md] [--isolate] [--box2d HARNESS]
+//!     [--external rows.csv] [--readme docs/benchmarks.md] [--isolate] [--box2d HARNESS]
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- --curve \
 //!     [--box2d HARNESS] [--instructions] [--markdown RESULTS.md] [--svg curve.svg]
 //! ```
@@ -19,8 +19,8 @@
 //! fresh processes, in the same rounds, compare.
 //! `--trace` prints every error evaluation (step, max and mean separation) to stderr.
 //! `--readme` rewrites the part of that file between the `peers:begin` and `peers:end`
-//! markers with each engine's default-settings rows and the plot (linked relative to the
-//! README, so give `--svg` relative to the README's folder).
+//! markers with each engine's default-settings rows and the plot (linked relative to that
+//! file).
 //! `--trajectories` runs only the trajectory comparison (`trajectories.rs`: chains of 1 to
 //! 50 links against their exact motion) and writes its section between its own markers
 //! in `--markdown` and `--readme`, and its energy plot to `--svg`; the full run keeps
@@ -671,15 +671,27 @@ fn exit_code(result: Result<(), String>) -> ExitCode {
     }
 }
 
-/// `target` as a link from the file `from` (both relative to the working directory):
-/// strips `from`'s folder when `target` is inside it.
-fn relative_to(target: &str, from: &str) -> String {
-    let folder = std::path::Path::new(from)
+/// `target` as a link from the file `from` (both relative to the working directory): the
+/// path from `from`'s folder, climbing out of it with `..` where `target` is outside it.
+pub(crate) fn relative_to(target: &str, from: &str) -> String {
+    use std::path::{Component, Path};
+    let folder: Vec<Component> = Path::new(from)
         .parent()
-        .unwrap_or(std::path::Path::new(""));
-    std::path::Path::new(target)
-        .strip_prefix(folder)
-        .map_or(target.to_owned(), |p| p.to_string_lossy().into_owned())
+        .unwrap_or(Path::new(""))
+        .components()
+        .collect();
+    let target: Vec<Component> = Path::new(target).components().collect();
+    let common = folder
+        .iter()
+        .zip(&target)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut link = std::path::PathBuf::new();
+    for _ in common..folder.len() {
+        link.push("..");
+    }
+    link.extend(&target[common..]);
+    link.to_string_lossy().into_owned()
 }
 
 #[cfg(test)]
@@ -695,6 +707,10 @@ mod tests {
         assert_eq!(
             relative_to("benches/peers/accuracy.svg", "benches/peers/RESULTS.md"),
             "accuracy.svg"
+        );
+        assert_eq!(
+            relative_to("benches/peers/accuracy.svg", "docs/benchmarks.md"),
+            "../benches/peers/accuracy.svg"
         );
     }
 
