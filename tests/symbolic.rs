@@ -699,6 +699,7 @@ fn seed_line_is_the_line_joint_with_its_rows_swapped() {
         [1, 0],
         SharedSlots::NONE,
     );
+    agree_in_motion(&two()[..2], generated, make, ConstraintSettings::default());
     let mut bad = make(&[h1, h2]);
     bad.set_vector("direction", Vec2::ZERO).unwrap();
     assert!(bad.validate().is_err(), "`limit |direction| eps inf`");
