@@ -619,54 +619,9 @@ fn gallery_joints_agree() {
     );
 }
 
-/// The seed's three `SymbolicConstraint` examples ("Nape Constraints", §5), verbatim.
-const SEED_WELD: &str = "
-  body body1, body2
-  vector anchor1, anchor2
-  scalar phase
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    { (body2.position + r2) - (body1.position + r1)
-      body2.rotation - body1.rotation - phase }
-";
-
-const SEED_DISTANCE: &str = "
-  body body1, body2
-  vector anchor1, anchor2
-  scalar jointMin, jointMax
-
-  limit jointMin 0 jointMax # 0 <= jointMin <= jointMax
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    |(body2.position + r2) - (body1.position + r1)|
-
-  limit constraint jointMin jointMax # jointMin <= constraint <= jointMax
-";
-
-const SEED_LINE: &str = "
-  body body1, body2
-  vector anchor1, anchor2, direction
-  scalar jointMin, jointMax
-
-  limit jointMin (-inf) jointMax # jointMin <= jointMax
-  limit |direction| eps inf # direction != 0
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    let dir = unit(relative body1.rotation direction) in
-    let del = (body2.position + r2) - (body1.position + r1) in
-    { dir dot del
-      dir cross del }
-
-  # limit first dimension of constraint between jointMin, jointMax
-  # and limit second dimension to exactly 0
-  limit constraint { jointMin 0 } { jointMax 0 }
-";
+// The seed's three `SymbolicConstraint` examples ("Nape Constraints", §5), verbatim: the
+// interactive page offers the same texts.
+use nape_gallery::workbench::{SEED_DISTANCE, SEED_LINE, SEED_WELD};
 
 #[test]
 fn seed_weld_is_the_weld_joint() {
