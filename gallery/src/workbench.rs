@@ -249,6 +249,28 @@ mod tests {
     }
 
     #[test]
+    fn a_rail_typed_in_keeps_the_plank_end_level() {
+        // The interactive page's browser check types this text.
+        let rail = "body hook, plank
+            vector anchor2
+            constraint
+              let end = plank.position + relative plank.rotation anchor2 in
+              (end - hook.position) dot [0 1]";
+        let world = build(rail).expect("the rail compiles");
+        let (drop, worst) = run(world, 1.5);
+        assert!((0.1..0.8).contains(&drop), "the plank dropped {drop} m");
+        assert!(worst < 1e-3, "joint error {worst}");
+
+        let typo = rail.replace("plank.position", "plank.positon");
+        let error = build(&typo).err().expect("a typo");
+        assert!(
+            error.message.contains("did you mean `position`"),
+            "{error:?}"
+        );
+        assert_eq!(&typo[error.range], "positon");
+    }
+
+    #[test]
     fn mistakes_are_messages_with_their_span() {
         let typo = SEED_DISTANCE.replace("|(body2.position", "|(body2.positon");
         let error = build(&typo).err().expect("a typo");
