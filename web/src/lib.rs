@@ -40,6 +40,8 @@ struct App {
     buffer: Vec<f32>,
     /// The joint source of the scene running: its declarations, or the applied text.
     source: String,
+    /// The text last applied, which the workbench runs when picked again.
+    applied: Option<String>,
     /// The text the page writes before [`apply_source`].
     incoming: Vec<u8>,
     /// Why the last text applied was refused, and where in it (bytes).
@@ -53,6 +55,7 @@ thread_local! {
             world: None,
             buffer: Vec::new(),
             source: String::new(),
+            applied: None,
             incoming: Vec::new(),
             error: None,
         })
@@ -134,7 +137,8 @@ pub extern "C" fn apply_source() -> u32 {
             Ok(world) => {
                 app.scene = WORKBENCH;
                 app.world = Some(world);
-                app.source = text;
+                app.source = text.clone();
+                app.applied = Some(text);
                 app.error = None;
                 1
             }
@@ -178,15 +182,15 @@ pub extern "C" fn scene_title_len(i: u32) -> u32 {
 }
 
 /// Builds scene `i` afresh (also the page's reset); returns 1 on success. The workbench
-/// starts again with its current text (at first, the first example).
+/// starts again with the text last applied (at first, the first example).
 #[unsafe(no_mangle)]
 pub extern "C" fn load(i: u32) -> u32 {
     let i = i as usize;
     let (built, source) = if let Some(scene) = SCENES.get(i) {
         ((scene.build)().ok(), scene.joint_source())
     } else if i == WORKBENCH {
-        let current = APP.with_borrow(|app| (app.scene == WORKBENCH).then(|| app.source.clone()));
-        let source = current.unwrap_or_else(|| EXAMPLES[0].1.to_owned());
+        let applied = APP.with_borrow(|app| app.applied.clone());
+        let source = applied.unwrap_or_else(|| EXAMPLES[0].1.to_owned());
         (workbench::build(&source).ok(), source)
     } else {
         return 0;
