@@ -6,12 +6,16 @@
 use std::time::Instant;
 
 use nape::symbolic::SymbolicConstraint;
-use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+use nape::{BodyHandle, PivotJoint, Space, Vec2};
 
 #[path = "../peers/src/scenes.rs"]
 #[allow(dead_code)]
 mod scenes;
-use scenes::{DT, GRAVITY, Scene, SceneDescription};
+use scenes::{DT, Scene, SceneDescription};
+
+#[path = "../peers/src/nape_scene.rs"]
+mod nape_scene;
+use nape_scene::space_with_bodies;
 
 /// Rounds of the whole scene, each from a fresh pair of spaces.
 const ROUNDS: usize = 7;
@@ -21,20 +25,7 @@ fn build(
     description: &SceneDescription,
     join: &dyn Fn(&mut Space, BodyHandle, BodyHandle, Vec2, Vec2),
 ) -> Space {
-    let mut space = Space::new();
-    space.gravity = Vec2::from(GRAVITY);
-    let bodies: Vec<BodyHandle> = description
-        .bodies
-        .iter()
-        .map(|spec| {
-            let body = match spec.mass_inertia {
-                Some((mass, inertia)) => Body::dynamic(mass, inertia),
-                None => Body::static_body(),
-            };
-            let body = body.at(Vec2::from(spec.position)).with_angle(spec.angle);
-            space.add_body(body).expect("scene bodies are valid")
-        })
-        .collect();
+    let (mut space, bodies) = space_with_bodies(description, |_| {});
     for joint in &description.joints {
         let (a, b) = (bodies[joint.a], bodies[joint.b]);
         join(
