@@ -8,6 +8,9 @@
 //! and `hand-written` (the references in `tests/support/hand_joints.rs` and
 //! `tests/support/hand_builtins.rs`); the pulley runs with four, three and two bodies.
 //!
+//! The runtime (`nape::symbolic`) pivot, weld, line and pulley have groups
+//! `runtime-<joint>/<phase>` with the functions `runtime` and `generated`.
+//!
 //! Run with `cargo bench --bench joints [-- <filter>]`; then `python3 benches/ratios.py`
 //! prints generated / hand-written per joint and phase from criterion's estimates. On a
 //! busy machine, `cargo bench --bench ratios` measures the same ratios interleaved.
@@ -18,33 +21,54 @@ use nape::{Body, BodyHandle, Constraint, PivotJoint, Space, Vec2};
 #[path = "support/kernels.rs"]
 mod kernels;
 use kernels::hand_joints::HandPivot;
-use kernels::{Visit, Workload, each_builtin};
+use kernels::{Visit, Workload, each_builtin, each_runtime};
 
-struct Groups<'a>(&'a mut Criterion);
+/// Criterion groups `<prefix><joint>/<phase>` with the functions `labels` (the measured
+/// variant, then its reference).
+struct Groups<'a> {
+    criterion: &'a mut Criterion,
+    prefix: &'static str,
+    labels: [&'static str; 2],
+}
 
 impl Visit for Groups<'_> {
     fn pair<G, H, const D: usize, const B: usize>(
         &mut self,
         name: &str,
-        mut generated: Workload<G, D, B>,
-        mut hand: Workload<H, D, B>,
+        mut measured: Workload<G, D, B>,
+        mut reference: Workload<H, D, B>,
     ) where
         G: Constraint<D, B>,
         H: Constraint<D, B>,
     {
-        let mut prepare = self.0.benchmark_group(format!("{name}/prepare"));
-        prepare.bench_function("generated", |b| b.iter(|| generated.prepare()));
-        prepare.bench_function("hand-written", |b| b.iter(|| hand.prepare()));
+        let [first, second] = self.labels;
+        let group = |phase: &str| format!("{}{name}/{phase}", self.prefix);
+        let mut prepare = self.criterion.benchmark_group(group("prepare"));
+        prepare.bench_function(first, |b| b.iter(|| measured.prepare()));
+        prepare.bench_function(second, |b| b.iter(|| reference.prepare()));
         prepare.finish();
-        let mut solve = self.0.benchmark_group(format!("{name}/solve"));
-        solve.bench_function("generated", |b| b.iter(|| generated.solve()));
-        solve.bench_function("hand-written", |b| b.iter(|| hand.solve()));
+        let mut solve = self.criterion.benchmark_group(group("solve"));
+        solve.bench_function(first, |b| b.iter(|| measured.solve()));
+        solve.bench_function(second, |b| b.iter(|| reference.solve()));
         solve.finish();
     }
 }
 
 fn builtins(c: &mut Criterion) {
-    each_builtin(&mut Groups(c));
+    each_builtin(&mut Groups {
+        criterion: c,
+        prefix: "",
+        labels: ["generated", "hand-written"],
+    });
+}
+
+/// Runtime joints against the generated ones of the same declarations.
+fn runtime(c: &mut Criterion) {
+    each_runtime(&mut Groups {
+        criterion: c,
+        prefix: "runtime-",
+        labels: ["runtime", "generated"],
+    });
 }
 
 /// Steps of the chain timed per iteration: its second second, from the same state each time
@@ -100,5 +124,5 @@ fn chain_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, builtins, chain_step);
+criterion_group!(benches, builtins, runtime, chain_step);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 //! Generates random constraint expressions: `$OUT_DIR/cases.rs` holds, per expression, a
-//! `#[constraint]` struct, a function that runs it on given parameters and states, and the
-//! same expression as a prefix program for the test's independent evaluator.
+//! `#[constraint]` struct, a function that runs it on given parameters and states, the
+//! same declaration as text for a constraint compiled at run time (`nape::symbolic`), and
+//! the same expression as a prefix program for the test's independent evaluator.
 
 use std::fmt::Write as _;
 
@@ -500,6 +501,24 @@ impl Generator {
     }
 }
 
+/// The declaration as a constraint compiled at run time takes it: the named constants it
+/// cannot look up written as their values (`crate::DIFF_GAIN`) or full paths (`PI`).
+fn runtime_text(declaration: &str) -> String {
+    let text = declaration.replace("crate::DIFF_GAIN", "0.75");
+    let identifier = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("PI") {
+        let (before, after) = (&rest[..at], &rest[at + 2..]);
+        out.push_str(before);
+        let alone = !before.ends_with(identifier) && !after.starts_with(identifier);
+        out.push_str(if alone { "std::f32::consts::PI" } else { "PI" });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Expands the case as the macro will, on a thread, and fails the build when it does not
 /// finish within [`EXPANSION_LIMIT`].
 fn expand_within_limit(args: &str, item: &str) {
@@ -628,12 +647,18 @@ fn main() {
              \x20   outputs(&Case{case} {{ {init} }}, state)\n\
              }}\n"
         );
-        let source = format!("{{ {statements}{expression} }}")
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"");
+        let escape = |text: &str| text.replace('\\', "\\\\").replace('"', "\\\"");
+        let source = escape(&format!("{{ {statements}{expression} }}"));
+        let declaration = escape(&runtime_text(&format!(
+            "#[constraint(position = {{ {statements}{expression} }})] pub struct Case{case} {{ {fields} }}"
+        )));
+        let rows: usize = rows
+            .iter()
+            .map(|(t, _)| if *t == Type::Scalar { 1 } else { 2 })
+            .sum();
         let _ = writeln!(
             table,
-            "    Case {{ name: \"Case{case}\", source: \"{source}\", program: \"{}\", bodies: {bodies}, scalars: {scalars}, vectors: {vectors}, run: run{case} }},",
+            "    Case {{ name: \"Case{case}\", source: \"{source}\", program: \"{}\", bodies: {bodies}, scalars: {scalars}, vectors: {vectors}, run: run{case}, runtime: |h, s, v, state| runtime::<{rows}, {bodies}>(\"{declaration}\", h, s, v, state) }},",
             program.join(" ")
         );
     }

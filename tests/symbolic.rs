@@ -2,7 +2,8 @@
 //! builtin joint and every gallery joint, the same expression compiled from text gives
 //! the same `c`, `J`, `K`, `J·v`, impulses and geometric stiffness on random states, and
 //! the same motion over 600 steps; the seed's three `SymbolicConstraint` examples run
-//! verbatim and behave as the builtins of their kind.
+//! verbatim and behave as the builtins of their kind; a `Space`'s impulse queries, breaking
+//! and debug drawing treat a runtime joint as the generated one.
 
 use nape::symbolic::{Equalities, Limited, RowKind, SymbolicConstraint, VelocityOnly};
 use nape::{
@@ -619,54 +620,9 @@ fn gallery_joints_agree() {
     );
 }
 
-/// The seed's three `SymbolicConstraint` examples ("Nape Constraints", §5), verbatim.
-const SEED_WELD: &str = "
-  body body1, body2
-  vector anchor1, anchor2
-  scalar phase
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    { (body2.position + r2) - (body1.position + r1)
-      body2.rotation - body1.rotation - phase }
-";
-
-const SEED_DISTANCE: &str = "
-  body body1, body2
-  vector anchor1, anchor2
-  scalar jointMin, jointMax
-
-  limit jointMin 0 jointMax # 0 <= jointMin <= jointMax
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    |(body2.position + r2) - (body1.position + r1)|
-
-  limit constraint jointMin jointMax # jointMin <= constraint <= jointMax
-";
-
-const SEED_LINE: &str = "
-  body body1, body2
-  vector anchor1, anchor2, direction
-  scalar jointMin, jointMax
-
-  limit jointMin (-inf) jointMax # jointMin <= jointMax
-  limit |direction| eps inf # direction != 0
-
-  constraint
-    let r1 = relative body1.rotation anchor1 in
-    let r2 = relative body2.rotation anchor2 in
-    let dir = unit(relative body1.rotation direction) in
-    let del = (body2.position + r2) - (body1.position + r1) in
-    { dir dot del
-      dir cross del }
-
-  # limit first dimension of constraint between jointMin, jointMax
-  # and limit second dimension to exactly 0
-  limit constraint { jointMin 0 } { jointMax 0 }
-";
+// The seed's three `SymbolicConstraint` examples ("Nape Constraints", §5), verbatim: the
+// interactive page offers the same texts.
+use nape_gallery::workbench::{SEED_DISTANCE, SEED_LINE, SEED_WELD};
 
 #[test]
 fn seed_weld_is_the_weld_joint() {
@@ -699,6 +655,7 @@ fn seed_line_is_the_line_joint_with_its_rows_swapped() {
         [1, 0],
         SharedSlots::NONE,
     );
+    agree_in_motion(&two()[..2], generated, make, ConstraintSettings::default());
     let mut bad = make(&[h1, h2]);
     bad.set_vector("direction", Vec2::ZERO).unwrap();
     assert!(bad.validate().is_err(), "`limit |direction| eps inf`");
@@ -763,4 +720,101 @@ fn snapshots_carry_the_source_and_parameters() {
     let mut corrupt = bytes.clone();
     corrupt[at] = b'(';
     assert!(nape::Snapshot::from_bytes(&corrupt, &registry).is_err());
+}
+
+/// A pendulum of 1 m released level from a static pivot, once with `PivotJoint` and once
+/// with the runtime pivot, under `settings`: the space's impulse queries agree step by
+/// step and the joint breaks at the same step for the same cause and value. Returns the
+/// step it broke at.
+fn breaks_alike(settings: ConstraintSettings) -> usize {
+    let source = builtin(PIVOT, "PivotJoint");
+    let (a1, a2) = (Vec2::ZERO, Vec2::new(-1.0, 0.0));
+    let pendulum = || {
+        let mut space = Space::new();
+        space.gravity = Vec2::new(0.0, -10.0);
+        let pivot = space.add_body(Body::static_body()).unwrap();
+        let bob = Body::dynamic(1.0, 0.1).at(Vec2::new(1.0, 0.0));
+        (space.add_body(bob).unwrap(), pivot, space)
+    };
+    let (bob, pivot, mut generated) = pendulum();
+    let g = generated
+        .add_constraint_with(PivotJoint::new(pivot, bob, a1, a2), settings)
+        .unwrap();
+    let (twin, twin_pivot, mut runtime) = pendulum();
+    let runtime_pivot = with(
+        new::<2, 2, Equalities>(&source),
+        &[("body1", twin_pivot), ("body2", twin)],
+        &[],
+        &[("anchor1", a1), ("anchor2", a2)],
+    );
+    let r = runtime
+        .add_constraint_with(runtime_pivot, settings)
+        .unwrap();
+    // The two `K` round apart (module docs of `agree_in_motion`), so the impulses are
+    // compared to 1e-4 of their size.
+    let close = |a: &[f32], b: &[f32]| {
+        let scale = a.iter().chain(b).fold(1.0f32, |m, x| m.max(x.abs()));
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-4 * scale)
+    };
+    for step in 0..120 {
+        generated.step(1.0 / 60.0);
+        runtime.step(1.0 / 60.0);
+        let (ours, theirs) = (runtime.broken_constraints(), generated.broken_constraints());
+        assert_eq!(ours.len(), theirs.len(), "breaks at step {step}");
+        if let (Some(ours), Some(theirs)) = (ours.first(), theirs.first()) {
+            assert_eq!(ours.cause, theirs.cause);
+            assert!(close(&[ours.value], &[theirs.value]), "{ours:?} {theirs:?}");
+            return step;
+        }
+        let (i, j) = (generated.impulse(g).unwrap(), runtime.impulse(r).unwrap());
+        assert!(close(&i, &j), "impulse at step {step}: {i:?} {j:?}");
+        let (l, a) = generated.body_impulse(g, bob).unwrap();
+        let (m, b) = runtime.body_impulse(r, twin).unwrap();
+        assert!(
+            close(&[l.x, l.y, a], &[m.x, m.y, b]),
+            "body impulse, step {step}"
+        );
+    }
+    panic!("the pendulum did not break under {settings:?}");
+}
+
+#[test]
+fn the_space_breaks_and_reports_a_runtime_joint_as_the_generated() {
+    // A point pendulum's tension climbs from 0 to 3 mg = 30 N at the bottom.
+    let stiff = breaks_alike(ConstraintSettings {
+        max_force: 15.0,
+        break_under_force: true,
+        ..ConstraintSettings::default()
+    });
+    let soft = breaks_alike(ConstraintSettings {
+        max_error: 0.05,
+        break_under_error: true,
+        ..ConstraintSettings::soft(2.0, 0.3)
+    });
+    assert!(stiff > 10 && soft > 3, "broke at steps {stiff} and {soft}");
+}
+
+#[test]
+fn a_runtime_joint_is_drawn_as_a_link_between_its_bodies() {
+    use nape::draw::{DrawPrimitive, SegmentStyle};
+    let mut space = Space::new();
+    let pivot = space.add_body(Body::static_body()).unwrap();
+    let bob = space
+        .add_body(Body::dynamic(1.0, 0.1).at(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    let joint = with(
+        new::<2, 2, Equalities>(&builtin(PIVOT, "PivotJoint")),
+        &[("body1", pivot), ("body2", bob)],
+        &[],
+        &[("anchor2", Vec2::new(-1.0, 0.0))],
+    );
+    let handle = space.add_constraint(joint).unwrap();
+    let mut picture = Vec::new();
+    space.debug_draw(handle, &mut |p| picture.push(p)).unwrap();
+    assert!(picture.contains(&DrawPrimitive::Anchor { at: Vec2::ZERO }));
+    assert!(picture.contains(&DrawPrimitive::Segment {
+        from: Vec2::ZERO,
+        to: Vec2::new(1.0, 0.0),
+        style: SegmentStyle::Link,
+    }));
 }

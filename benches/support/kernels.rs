@@ -1,6 +1,7 @@
 //! The workloads shared by `benches/joints.rs` (criterion) and `benches/ratios.rs`
 //! (interleaved ratios): 1024 joints of one type between random bodies, and the solver's
-//! two hot paths over them.
+//! two hot paths over them: every builtin against its hand-written reference, and the
+//! runtime (`nape::symbolic`) pivot, weld, line and pulley against the generated ones.
 //!
 //! `prepare` is what the solver does once per step (and per position iteration) for each
 //! joint: position error, Jacobian and effective mass, each stored. `solve` is one
@@ -19,6 +20,7 @@ mod hand_builtins;
 pub mod hand_joints;
 use hand_builtins::{HandAngle, HandDistance, HandLine, HandMotor, HandPulley};
 use hand_joints::{HandPivot, HandWeld};
+use nape::symbolic::{Equalities, Limited, RowKind, SymbolicConstraint};
 
 /// Joints per workload.
 pub const JOINTS: usize = 1024;
@@ -281,4 +283,124 @@ pub fn each_builtin(v: &mut impl Visit) {
             }),
         );
     }
+}
+
+/// A runtime constraint compiled from the declaration of builtin `name` in `file` (the
+/// macro's own text), its parameters set by name.
+fn runtime<const D: usize, const B: usize, K: RowKind>(
+    file: &str,
+    name: &str,
+) -> SymbolicConstraint<D, B, K> {
+    let source = nape_gallery::joints::declaration(file, name).expect("a builtin's declaration");
+    SymbolicConstraint::compile(&source).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Sets a runtime joint's bodies `body1`, `body2`, … and its parameters by name.
+fn set<const D: usize, const B: usize, K: RowKind>(
+    template: &SymbolicConstraint<D, B, K>,
+    bodies: [BodyHandle; B],
+    scalars: &[(&str, f32)],
+    vectors: &[(&str, Vec2)],
+) -> SymbolicConstraint<D, B, K> {
+    let mut joint = template.clone();
+    for (s, body) in bodies.into_iter().enumerate() {
+        joint
+            .set_body(&format!("body{}", s + 1), body)
+            .expect("a body slot");
+    }
+    for &(name, value) in scalars {
+        joint.set_scalar(name, value).expect("a scalar");
+    }
+    for &(name, value) in vectors {
+        joint.set_vector(name, value).expect("a vector");
+    }
+    joint
+}
+
+/// The runtime pivot, weld, line and pulley (four bodies) against the generated joints of
+/// the same declarations, as `pair(name, runtime, generated)`.
+pub fn each_runtime(v: &mut impl Visit) {
+    let pair = [0, 1];
+    let pivot = runtime::<2, 2, Equalities>(
+        include_str!("../../nape-core/src/joints/pivot.rs"),
+        "PivotJoint",
+    );
+    v.pair(
+        "pivot",
+        Workload::new(pair, |b, [a1, a2, ..]| {
+            set(&pivot, b, &[], &[("anchor1", a1), ("anchor2", a2)])
+        }),
+        Workload::new(pair, |[a, b], [a1, a2, ..]| PivotJoint::new(a, b, a1, a2)),
+    );
+    let weld = runtime::<3, 2, Equalities>(
+        include_str!("../../nape-core/src/joints/weld.rs"),
+        "WeldJoint",
+    );
+    v.pair(
+        "weld",
+        Workload::new(pair, |b, [a1, a2, ..]| {
+            set(
+                &weld,
+                b,
+                &[("phase", 0.3)],
+                &[("anchor1", a1), ("anchor2", a2)],
+            )
+        }),
+        Workload::new(pair, |[a, b], [a1, a2, ..]| {
+            WeldJoint::new(a, b, a1, a2, 0.3)
+        }),
+    );
+    let line = runtime::<2, 2, Limited>(
+        include_str!("../../nape-core/src/joints/line.rs"),
+        "LineJoint",
+    );
+    v.pair(
+        "line",
+        Workload::new(pair, |b, [a1, a2, d, _]| {
+            let direction = d + Vec2::new(2.0, 0.0);
+            let vectors = [("anchor1", a1), ("anchor2", a2), ("direction", direction)];
+            set(
+                &line,
+                b,
+                &[("joint_min", -1.0), ("joint_max", 1.0)],
+                &vectors,
+            )
+        }),
+        Workload::new(pair, |[a, b], [a1, a2, d, _]| {
+            LineJoint::new(a, b, a1, a2, d + Vec2::new(2.0, 0.0), -1.0, 1.0)
+        }),
+    );
+    let pulley = runtime::<1, 4, Limited>(
+        include_str!("../../nape-core/src/joints/pulley.rs"),
+        "PulleyJoint",
+    );
+    let scalars = [("joint_min", 1.0), ("joint_max", 8.0), ("ratio", 2.0)];
+    v.pair(
+        "pulley-4",
+        Workload::new([0, 1, 2, 3], |b, [a1, a2, a3, a4]| {
+            let vectors = [
+                ("anchor1", a1),
+                ("anchor2", a2),
+                ("anchor3", a3),
+                ("anchor4", a4),
+            ];
+            set(&pulley, b, &scalars, &vectors)
+        }),
+        Workload::new(
+            [0, 1, 2, 3],
+            |[body1, body2, body3, body4], [a1, a2, a3, a4]| PulleyJoint {
+                body1,
+                body2,
+                body3,
+                body4,
+                anchor1: a1,
+                anchor2: a2,
+                anchor3: a3,
+                anchor4: a4,
+                joint_min: 1.0,
+                joint_max: 8.0,
+                ratio: 2.0,
+            },
+        ),
+    );
 }

@@ -8,7 +8,9 @@
 //! * [`world`]: a running scene ([`World`]): its space, what each body looks like, its
 //!   joints' pictures and errors, the mouse;
 //! * [`svg`], [`html`]: the animated SVG of a run, its plots and the index page;
-//! * [`cli`]: the gallery command.
+//! * [`cli`]: the gallery command;
+//! * [`workbench`]: the interactive page's joint editor, a constraint written as text
+//!   joining a hook and a plank.
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -16,6 +18,7 @@ pub mod html;
 pub mod joints;
 pub mod scenes;
 pub mod svg;
+pub mod workbench;
 pub mod world;
 
 pub use scenes::{SCENES, SceneInfo};

@@ -2,6 +2,8 @@
 //! here its `c`, `J` (read through the trait, as the solver reads it) and `K` (with shared
 //! slots) are compared with an independent `f64` evaluation of the same expression, whose
 //! derivatives are computed forward (dual numbers) from their own rules, on random states.
+//! The same declaration compiled at run time (`nape::symbolic::SymbolicConstraint`) is
+//! compared with both.
 //!
 //! States where the expression is ill-conditioned (within rounding of a kink, a branch
 //! cut, the origin of `atan2` or `normalize`, the domain edge of `asin` or `ln`) are not
@@ -9,6 +11,7 @@
 //! they must be few. No output may be NaN in any state.
 
 use nape::inspect::{dense_jacobian, effective_mass};
+use nape::symbolic::SymbolicConstraint;
 use nape::{Body, BodyHandle, Constraint, InverseMass, Pose, Space, Vec2, constraint};
 use std::f32::consts::PI;
 
@@ -39,6 +42,8 @@ pub struct Case {
     scalars: usize,
     vectors: usize,
     run: fn(&[BodyHandle], &[f32], &[Vec2], &State) -> Outputs,
+    /// The same declaration compiled at run time, on the same arguments.
+    runtime: fn(&[BodyHandle], &[f32], &[Vec2], &State) -> Outputs,
 }
 
 fn outputs<T: Constraint<D, B>, const D: usize, const B: usize>(c: &T, state: &State) -> Outputs {
@@ -51,6 +56,29 @@ fn outputs<T: Constraint<D, B>, const D: usize, const B: usize>(c: &T, state: &S
         k: effective_mass(c, &poses, &masses, &slot_bodies),
         valid: c.validate().is_ok(),
     }
+}
+
+/// What a [`SymbolicConstraint`] compiled from `declaration` computes at a state, its
+/// bodies `body0`, … and parameters `p0`, …, `v0`, … set by name.
+fn runtime<const D: usize, const B: usize>(
+    declaration: &str,
+    handles: &[BodyHandle],
+    scalars: &[f32],
+    vectors: &[Vec2],
+    state: &State,
+) -> Outputs {
+    let mut constraint = SymbolicConstraint::<D, B>::new(declaration)
+        .unwrap_or_else(|e| panic!("{e}\n{declaration}"));
+    for (s, &handle) in handles.iter().enumerate() {
+        constraint.set_body(&format!("body{s}"), handle).unwrap();
+    }
+    for (k, &value) in scalars.iter().enumerate() {
+        constraint.set_scalar(&format!("p{k}"), value).unwrap();
+    }
+    for (k, &value) in vectors.iter().enumerate() {
+        constraint.set_vector(&format!("v{k}"), value).unwrap();
+    }
+    outputs(&constraint, state)
 }
 
 include!(concat!(env!("OUT_DIR"), "/cases.rs"));
@@ -543,7 +571,9 @@ fn generated_constraints_match_an_independent_evaluation() {
         .collect();
     let mut rng = Rng(0x5eed_d1ff);
     let (mut compared, mut skipped, mut shared, mut rows) = (0usize, 0usize, 0usize, 0usize);
-    let (mut worst_c, mut worst_j, mut worst_k) = (0.0f64, 0.0f64, 0.0f64);
+    // Per path (the macro's, then the runtime's): c, J, K against f64; and the paths apart.
+    let mut worst = [[0.0f64; 3]; 2];
+    let mut apart = [0.0f64; 3];
     for case in CASES {
         let program = parse(case.program);
         let scalars: Vec<f32> = (0..case.scalars).map(|_| rng.range(-2.0, 2.0)).collect();
@@ -579,32 +609,36 @@ fn generated_constraints_match_an_independent_evaluation() {
                 masses,
                 slot_bodies,
             };
-            let generated = (case.run)(&handles[..b], &scalars, &vectors, &state);
+            let macro_outputs = (case.run)(&handles[..b], &scalars, &vectors, &state);
+            let runtime_outputs = (case.runtime)(&handles[..b], &scalars, &vectors, &state);
+            let paths = [("macro", &macro_outputs), ("runtime", &runtime_outputs)];
             let context = || {
                 format!(
                     "{}: {}\nstate: {:?}\nparameters: {scalars:?} {vectors:?}",
                     case.name, case.source, state.poses
                 )
             };
-            assert!(
-                generated.valid,
-                "validation rejected finite parameters\n{}",
-                context()
-            );
-            let finite = generated
-                .c
-                .iter()
-                .chain(generated.j.iter().flatten())
-                .chain(generated.k.iter().flatten())
-                .all(|v| v.is_finite());
-            assert!(
-                finite,
-                "NaN or infinity: c = {:?}, J = {:?}, K = {:?}\n{}",
-                generated.c,
-                generated.j,
-                generated.k,
-                context()
-            );
+            for (path, generated) in paths {
+                assert!(
+                    generated.valid,
+                    "{path}: validation rejected finite parameters\n{}",
+                    context()
+                );
+                let finite = generated
+                    .c
+                    .iter()
+                    .chain(generated.j.iter().flatten())
+                    .chain(generated.k.iter().flatten())
+                    .all(|v| v.is_finite());
+                assert!(
+                    finite,
+                    "{path}: NaN or infinity: c = {:?}, J = {:?}, K = {:?}\n{}",
+                    generated.c,
+                    generated.j,
+                    generated.k,
+                    context()
+                );
+            }
 
             let scalars64: Vec<f64> = scalars.iter().map(|&v| f64::from(v)).collect();
             let vectors64: Vec<(f64, f64)> = vectors
@@ -632,7 +666,7 @@ fn generated_constraints_match_an_independent_evaluation() {
                 ill_conditioned: false,
             };
             let (c, j) = evaluate(&program, &mut evaluator);
-            assert_eq!(c.len(), generated.c.len(), "row count\n{}", context());
+            assert_eq!(c.len(), macro_outputs.c.len(), "row count\n{}", context());
             rows += c.len();
             if evaluator.ill_conditioned {
                 skipped += 1;
@@ -641,36 +675,69 @@ fn generated_constraints_match_an_independent_evaluation() {
             compared += 1;
             let value_scale = 1.0 + evaluator.value_scale;
             let slope_scale = 1.0 + evaluator.slope_scale + evaluator.value_scale;
-            compare(
-                &c,
-                &generated.c,
-                (1e-5, value_scale),
-                &mut worst_c,
-                |i, e, g| format!("c{i}: {g} vs {e}\n{}", context()),
-            );
-            compare_matrix(
-                "J",
-                &j,
-                &generated.j,
-                (2e-5, slope_scale),
-                &mut worst_j,
-                &context,
-            );
             let k = numeric_k(&j, &state.masses, &state.slot_bodies);
             let k_scale = 1.0 + 2.0 * slope_scale * slope_scale;
+            for ((path, generated), worst) in paths.into_iter().zip(&mut worst) {
+                let [worst_c, worst_j, worst_k] = worst;
+                compare(&c, &generated.c, (1e-5, value_scale), worst_c, |i, e, g| {
+                    format!("{path} c{i}: {g} vs {e}\n{}", context())
+                });
+                compare_matrix(
+                    &format!("{path} J"),
+                    &j,
+                    &generated.j,
+                    (2e-5, slope_scale),
+                    worst_j,
+                    &context,
+                );
+                compare_matrix(
+                    &format!("{path} K"),
+                    &k,
+                    &generated.k,
+                    (2e-5, k_scale),
+                    worst_k,
+                    &context,
+                );
+            }
+            // The two paths evaluate one derivation in `f32`: they differ by rounding only.
+            let as_f64 = |values: &[f32]| values.iter().map(|&v| f64::from(v)).collect();
+            let macro_j: Vec<Vec<f64>> = macro_outputs.j.iter().map(|r| as_f64(r)).collect();
+            let macro_k: Vec<Vec<f64>> = macro_outputs.k.iter().map(|r| as_f64(r)).collect();
+            compare(
+                &as_f64(&macro_outputs.c),
+                &runtime_outputs.c,
+                (1e-6, value_scale),
+                &mut apart[0],
+                |i, e, g| format!("runtime c{i}: {g} vs the macro's {e}\n{}", context()),
+            );
             compare_matrix(
-                "K",
-                &k,
-                &generated.k,
-                (2e-5, k_scale),
-                &mut worst_k,
+                "runtime J against the macro's",
+                &macro_j,
+                &runtime_outputs.j,
+                (1e-6, slope_scale),
+                &mut apart[1],
+                &context,
+            );
+            compare_matrix(
+                "runtime K against the macro's",
+                &macro_k,
+                &runtime_outputs.k,
+                (1e-6, k_scale),
+                &mut apart[2],
                 &context,
             );
         }
     }
+    let [
+        [c_macro, j_macro, k_macro],
+        [c_runtime, j_runtime, k_runtime],
+    ] = worst;
     println!(
-        "{} expressions ({rows} rows over all states), {compared} states compared, {skipped} ill-conditioned states skipped, {shared} with shared slots; worst relative error: c {worst_c:.2e}, J {worst_j:.2e}, K {worst_k:.2e}",
-        CASES.len()
+        "{} expressions ({rows} rows over all states), {compared} states compared, {skipped} ill-conditioned states skipped, {shared} with shared slots; worst relative error of the macro: c {c_macro:.2e}, J {j_macro:.2e}, K {k_macro:.2e}; compiled at run time: c {c_runtime:.2e}, J {j_runtime:.2e}, K {k_runtime:.2e}; the two apart: c {:.2e}, J {:.2e}, K {:.2e}",
+        CASES.len(),
+        apart[0],
+        apart[1],
+        apart[2],
     );
     assert!(
         compared * 10 >= (compared + skipped) * 7,

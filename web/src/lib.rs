@@ -1,5 +1,11 @@
 //! The gallery's scenes for the interactive page: plain WebAssembly exports that a
-//! hand-written `www/app.js` calls to step a scene, read what to draw and drag bodies.
+//! hand-written `www/app.js` calls to step a scene, read what to draw and drag bodies,
+//! and the joint editor: after the gallery's scenes comes one more, the workbench
+//! (`nape_gallery::workbench`), whose joint is the text the page applies.
+//!
+//! Text goes both ways through memory: [`text_ptr`] and [`text_len`] locate a string the
+//! module holds (a [`Text`] kind), and the page writes its text into the buffer
+//! [`source_buffer`] returns before calling [`apply_source`].
 //!
 //! Exported symbols need `#[unsafe(no_mangle)]` (edition 2024's spelling of `#[no_mangle]`):
 //! it promises that no other symbol of the module has the same name, which holds for
@@ -25,52 +31,178 @@ use std::cell::RefCell;
 
 use nape::Vec2;
 use nape::draw::{DrawPrimitive, SegmentStyle};
+use nape_gallery::workbench::{self, EXAMPLES};
 use nape_gallery::{SCENES, Shape, World};
 
 struct App {
     scene: usize,
     world: Option<World>,
     buffer: Vec<f32>,
+    /// The joint source of the scene running: its declarations, or the applied text.
+    source: String,
+    /// The text last applied, which the workbench runs when picked again.
+    applied: Option<String>,
+    /// The text the page writes before [`apply_source`].
+    incoming: Vec<u8>,
+    /// Why the last text applied was refused, and where in it (bytes).
+    error: Option<workbench::EditError>,
 }
 
 thread_local! {
     static APP: RefCell<App> = const {
-        RefCell::new(App { scene: 0, world: None, buffer: Vec::new() })
+        RefCell::new(App {
+            scene: 0,
+            world: None,
+            buffer: Vec::new(),
+            source: String::new(),
+            applied: None,
+            incoming: Vec::new(),
+            error: None,
+        })
     };
 }
 
-/// Number of scenes.
+/// The workbench's index: after the gallery's scenes.
+const WORKBENCH: usize = SCENES.len();
+
+/// Number of scenes, the workbench included.
 #[unsafe(no_mangle)]
 pub extern "C" fn scene_count() -> u32 {
-    SCENES.len() as u32
+    SCENES.len() as u32 + 1
+}
+
+/// The strings [`text_ptr`] and [`text_len`] locate.
+#[repr(u32)]
+pub enum Text {
+    /// The joint source of the scene running.
+    Source = 0,
+    /// The message of the last refused text (empty after a success).
+    Error = 1,
+    /// Example `i`'s title.
+    ExampleTitle = 2,
+    /// Example `i`'s text.
+    Example = 3,
+}
+
+fn with_text<R>(kind: u32, i: u32, f: impl FnOnce(&str) -> R) -> R {
+    APP.with_borrow(|app| {
+        let example = EXAMPLES.get(i as usize);
+        let text = match kind {
+            0 => app.source.as_str(),
+            1 => app.error.as_ref().map_or("", |e| e.message.as_str()),
+            2 => example.map_or("", |e| e.0),
+            3 => example.map_or("", |e| e.1),
+            _ => "",
+        };
+        f(text)
+    })
+}
+
+/// Address of a [`Text`] (`i` picks the example).
+#[unsafe(no_mangle)]
+pub extern "C" fn text_ptr(kind: u32, i: u32) -> *const u8 {
+    with_text(kind, i, str::as_ptr)
+}
+
+/// Length in bytes of a [`Text`].
+#[unsafe(no_mangle)]
+pub extern "C" fn text_len(kind: u32, i: u32) -> u32 {
+    with_text(kind, i, |t| t.len() as u32)
+}
+
+/// Number of example texts.
+#[unsafe(no_mangle)]
+pub extern "C" fn example_count() -> u32 {
+    EXAMPLES.len() as u32
+}
+
+/// A buffer of `len` bytes for the page to write a text into.
+#[unsafe(no_mangle)]
+pub extern "C" fn source_buffer(len: u32) -> *mut u8 {
+    APP.with_borrow_mut(|app| {
+        app.incoming.clear();
+        app.incoming.resize(len as usize, 0);
+        app.incoming.as_mut_ptr()
+    })
+}
+
+/// Makes the text in the buffer the workbench's joint and runs the workbench from its
+/// start; returns 1. On a mistake returns 0 and keeps the scene running as it was: the
+/// message is [`Text::Error`], its span [`error_span`].
+#[unsafe(no_mangle)]
+pub extern "C" fn apply_source() -> u32 {
+    APP.with_borrow_mut(|app| {
+        let text = String::from_utf8_lossy(&app.incoming).into_owned();
+        match workbench::build(&text) {
+            Ok(world) => {
+                app.scene = WORKBENCH;
+                app.world = Some(world);
+                app.source = text.clone();
+                app.applied = Some(text);
+                app.error = None;
+                1
+            }
+            Err(error) => {
+                app.error = Some(error);
+                0
+            }
+        }
+    })
+}
+
+/// The refused text's span in bytes: 0 = start, 1 = end (both 0 for the text as a whole).
+#[unsafe(no_mangle)]
+pub extern "C" fn error_span(end: u32) -> u32 {
+    APP.with_borrow(|app| {
+        let range = app.error.as_ref().map_or(0..0, |e| e.range.clone());
+        (if end == 0 { range.start } else { range.end }) as u32
+    })
+}
+
+/// The workbench's title.
+const WORKBENCH_TITLE: &str = "Your joint: edit its text below";
+
+fn scene_title(i: u32) -> Option<&'static str> {
+    match SCENES.get(i as usize) {
+        Some(scene) => Some(scene.title),
+        None => (i as usize == WORKBENCH).then_some(WORKBENCH_TITLE),
+    }
 }
 
 /// Address of scene `i`'s title (UTF-8), or null if there is no such scene.
 #[unsafe(no_mangle)]
 pub extern "C" fn scene_title_ptr(i: u32) -> *const u8 {
-    SCENES
-        .get(i as usize)
-        .map_or(std::ptr::null(), |s| s.title.as_ptr())
+    scene_title(i).map_or(std::ptr::null(), str::as_ptr)
 }
 
 /// Length in bytes of scene `i`'s title.
 #[unsafe(no_mangle)]
 pub extern "C" fn scene_title_len(i: u32) -> u32 {
-    SCENES.get(i as usize).map_or(0, |s| s.title.len() as u32)
+    scene_title(i).map_or(0, |t| t.len() as u32)
 }
 
-/// Builds scene `i` afresh (also the page's reset); returns 1 on success.
+/// Builds scene `i` afresh (also the page's reset); returns 1 on success. The workbench
+/// starts again with the text last applied (at first, the first example).
 #[unsafe(no_mangle)]
 pub extern "C" fn load(i: u32) -> u32 {
-    let Some(scene) = SCENES.get(i as usize) else {
+    let i = i as usize;
+    let (built, source) = if let Some(scene) = SCENES.get(i) {
+        ((scene.build)().ok(), scene.joint_source())
+    } else if i == WORKBENCH {
+        let applied = APP.with_borrow(|app| app.applied.clone());
+        let source = applied.unwrap_or_else(|| EXAMPLES[0].1.to_owned());
+        (workbench::build(&source).ok(), source)
+    } else {
         return 0;
     };
-    let Ok(world) = (scene.build)() else {
+    let Some(world) = built else {
         return 0;
     };
     APP.with_borrow_mut(|app| {
-        app.scene = i as usize;
+        app.scene = i;
         app.world = Some(world);
+        app.source = source;
+        app.error = None;
     });
     1
 }

@@ -7,7 +7,14 @@ const context = canvas.getContext("2d");
 const readout = document.getElementById("readout");
 const sceneMenu = document.getElementById("scene");
 const pauseButton = document.getElementById("pause");
+const sourceArea = document.getElementById("source");
+const exampleMenu = document.getElementById("example");
+const errorBox = document.getElementById("error");
 const DT = 1 / 60;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+// The strings the module holds (web/src/lib.rs, `Text`).
+const TEXT = { source: 0, error: 1, exampleTitle: 2, example: 3 };
 
 const state = { exports: null, paused: false, scale: 1, origin: [0, 0], stepMicros: 0, worst: 0 };
 
@@ -28,11 +35,70 @@ function fitView() {
   state.origin = [cx - canvas.width / 2 / state.scale, cy - canvas.height / 2 / state.scale];
 }
 
-function loadScene(i) {
+function readText(kind, i = 0) {
+  const e = state.exports;
+  const [pointer, length] = [e.text_ptr(kind, i), e.text_len(kind, i)];
+  return decoder.decode(new Uint8Array(e.memory.buffer, pointer, length));
+}
+
+// A reset keeps what the user is typing; a scene picked from the menu shows its joint.
+function loadScene(i, { showSource = true } = {}) {
   state.exports.load(i);
   state.worst = 0;
   fitView();
   draw();
+  if (showSource) {
+    sourceArea.value = readText(TEXT.source);
+    hideError();
+  }
+}
+
+function hideError() {
+  errorBox.hidden = true;
+  sourceArea.classList.remove("invalid");
+}
+
+// The message under the text, and the line it points into with the span marked. The
+// module counts bytes of UTF-8; the text area counts UTF-16 units.
+function showError(text, bytes) {
+  const e = state.exports;
+  const index = (byte) => decoder.decode(bytes.subarray(0, byte)).length;
+  const [start, end] = [index(e.error_span(0)), index(e.error_span(1))];
+  document.getElementById("message").textContent = readText(TEXT.error);
+  const where = document.getElementById("where");
+  where.replaceChildren();
+  if (end > start) {
+    const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+    const newline = text.indexOf("\n", start);
+    const lineEnd = newline < 0 ? text.length : newline;
+    const markEnd = Math.min(end, lineEnd);
+    const line = text.slice(0, start).split("\n").length;
+    const mark = document.createElement("mark");
+    mark.textContent = text.slice(start, markEnd);
+    where.append(`line ${line}: ${text.slice(lineStart, start)}`, mark, text.slice(markEnd, lineEnd));
+    sourceArea.setSelectionRange(start, end);
+  }
+  errorBox.hidden = false;
+  sourceArea.classList.add("invalid");
+}
+
+// Derives the text in the module; on success the workbench runs with it from its start.
+function applySource() {
+  const e = state.exports;
+  const text = sourceArea.value;
+  const bytes = encoder.encode(text);
+  // Asking for the buffer may grow the memory, which detaches any view taken before.
+  const buffer = e.source_buffer(bytes.length);
+  new Uint8Array(e.memory.buffer, buffer, bytes.length).set(bytes);
+  if (e.apply_source()) {
+    sceneMenu.value = String(e.current_scene());
+    state.worst = 0;
+    fitView();
+    hideError();
+    draw();
+  } else {
+    showError(text, bytes);
+  }
 }
 
 function frame() {
@@ -190,8 +256,15 @@ pauseButton.addEventListener("click", () => {
   pauseButton.textContent = state.paused ? "Play" : "Pause";
 });
 document.getElementById("step").addEventListener("click", () => { advance(); draw(); });
-document.getElementById("reset").addEventListener("click", () => loadScene(state.exports.current_scene()));
+document.getElementById("reset").addEventListener("click",
+  () => loadScene(state.exports.current_scene(), { showSource: false }));
 sceneMenu.addEventListener("change", () => loadScene(Number(sceneMenu.value)));
+document.getElementById("apply").addEventListener("click", applySource);
+exampleMenu.addEventListener("change", () => {
+  if (exampleMenu.value !== "") sourceArea.value = readText(TEXT.example, Number(exampleMenu.value));
+  exampleMenu.value = "";
+  hideError();
+});
 
 // What a test (or a curious reader at the console) can ask the page.
 window.nape = {
@@ -201,6 +274,7 @@ window.nape = {
   worstSinceReset: () => state.worst,
   worldToScreen,
   sceneCount: () => state.exports.scene_count(),
+  currentScene: () => state.exports.current_scene(),
   load: (i) => { sceneMenu.value = String(i); loadScene(i); },
 };
 
@@ -208,7 +282,6 @@ async function start() {
   const bytes = await (await fetch("nape_web.wasm")).arrayBuffer();
   const { instance } = await WebAssembly.instantiate(bytes, {});
   state.exports = instance.exports;
-  const decoder = new TextDecoder();
   for (let i = 0; i < state.exports.scene_count(); i++) {
     const title = decoder.decode(new Uint8Array(state.exports.memory.buffer,
       state.exports.scene_title_ptr(i), state.exports.scene_title_len(i)));
@@ -216,6 +289,12 @@ async function start() {
     option.value = String(i);
     option.textContent = title;
     sceneMenu.appendChild(option);
+  }
+  for (let i = 0; i < state.exports.example_count(); i++) {
+    const option = document.createElement("option");
+    option.value = String(i);
+    option.textContent = readText(TEXT.exampleTitle, i);
+    exampleMenu.appendChild(option);
   }
   loadScene(0);
   requestAnimationFrame(tick);

@@ -35,6 +35,7 @@ mod callgrind;
 mod curve;
 mod curve_report;
 mod nape_engine;
+mod nape_scene;
 mod rapier_engine;
 mod report;
 mod scenes;

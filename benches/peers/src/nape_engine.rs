@@ -4,9 +4,10 @@
 //! change. Each entry's `apply` runs on a fresh `Space::new()` whose gravity is already
 //! set, before any body is added.
 
-use nape::{Body, BodyHandle, PivotJoint, Space, Vec2};
+use nape::{BodyHandle, PivotJoint, Space, Vec2};
 
-use crate::scenes::{DT, GRAVITY, Pose, SceneDescription, Velocity};
+use crate::nape_scene::space_with_bodies;
+use crate::scenes::{DT, Pose, SceneDescription, Velocity};
 use crate::{MovingWorld, World};
 
 /// One nape solver setting: a label for the reports and the change it makes to a
@@ -105,21 +106,7 @@ pub struct NapeWorld {
 impl NapeWorld {
     /// Builds `description` in a fresh space with `config` applied.
     pub fn build(config: &NapeConfig, description: &SceneDescription) -> NapeWorld {
-        let mut space = Space::new();
-        space.gravity = Vec2::new(GRAVITY[0], GRAVITY[1]);
-        (config.apply)(&mut space);
-        let bodies: Vec<BodyHandle> = description
-            .bodies
-            .iter()
-            .map(|spec| {
-                let body = match spec.mass_inertia {
-                    Some((mass, inertia)) => Body::dynamic(mass, inertia),
-                    None => Body::static_body(),
-                };
-                let body = body.at(Vec2::from(spec.position)).with_angle(spec.angle);
-                space.add_body(body).expect("scene bodies are valid")
-            })
-            .collect();
+        let (mut space, bodies) = space_with_bodies(description, config.apply);
         for joint in &description.joints {
             space
                 .add_constraint(PivotJoint::new(

@@ -1,7 +1,7 @@
 //! Flat instruction tapes: a set of graph roots compiled to register code, evaluated in
 //! `f32` as the generated code is, each node once (the graph's sharing is the tape's).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::symbolic::{Dof, Graph, Id, Leaf, Node};
 
@@ -51,6 +51,7 @@ impl Axis {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Op {
     Add(u16, u16),
+    Sub(u16, u16),
     Mul(u16, u16),
     Div(u16, u16),
     Neg(u16),
@@ -72,8 +73,11 @@ enum Op {
     Step(u16),
 }
 
-/// Registers kept on the stack; a longer tape borrows a per-thread buffer.
+/// Registers kept on the stack, in a small or a large array (zeroing the large one would
+/// cost a small tape more than its code); a longer tape borrows a per-thread buffer,
+/// which made the line joint's prepare (tapes of 64 to 256 registers) 3.3× slower.
 const STACK_REGISTERS: usize = 64;
+const LARGE_STACK_REGISTERS: usize = 256;
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -122,6 +126,9 @@ impl Tape {
         if needed <= STACK_REGISTERS {
             let mut registers = [0.0f32; STACK_REGISTERS];
             self.run_in(&mut registers[..needed], value_of, out, rest);
+        } else if needed <= LARGE_STACK_REGISTERS {
+            let mut registers = [0.0f32; LARGE_STACK_REGISTERS];
+            self.run_in(&mut registers[..needed], value_of, out, rest);
         } else {
             SCRATCH.with(|scratch| {
                 let mut scratch = scratch.borrow_mut();
@@ -141,55 +148,41 @@ impl Tape {
         out: &mut [f32],
         rest: &mut [f32],
     ) {
-        let (loaded, computed) = registers.split_at_mut(self.inputs.len() + self.constants.len());
-        let (inputs, constants) = loaded.split_at_mut(self.inputs.len());
+        let (inputs, tail) = registers.split_at_mut(self.inputs.len());
         for (register, &input) in inputs.iter_mut().zip(&self.inputs) {
             *register = value_of(input);
         }
-        constants.copy_from_slice(&self.constants);
+        tail[..self.constants.len()].copy_from_slice(&self.constants);
+        // One flat register file: an operand is read without asking which part holds it.
         let base = self.inputs.len() + self.constants.len();
-        for (k, op) in self.code.iter().enumerate() {
-            let value = {
-                let r = |register: u16| {
-                    let register = usize::from(register);
-                    if register < base {
-                        loaded[register]
-                    } else {
-                        computed[register - base]
-                    }
-                };
-                match *op {
-                    Op::Add(a, b) => r(a) + r(b),
-                    Op::Mul(a, b) => r(a) * r(b),
-                    Op::Div(a, b) => r(a) / r(b),
-                    Op::Neg(a) => -r(a),
-                    Op::Recip(a) => 1.0 / r(a),
-                    Op::SafeRecip(a) => safe_recip(r(a)),
-                    Op::Sqrt(a) => r(a).sqrt(),
-                    Op::Sin(a) => r(a).sin(),
-                    Op::Cos(a) => r(a).cos(),
-                    Op::Tan(a) => r(a).tan(),
-                    Op::Exp(a) => r(a).exp(),
-                    Op::Ln(a) => r(a).max(f32::MIN_POSITIVE).ln(),
-                    Op::Asin(a) => r(a).clamp(-1.0, 1.0).asin(),
-                    Op::Acos(a) => r(a).clamp(-1.0, 1.0).acos(),
-                    Op::Atan2(a, b) => r(a).atan2(r(b)),
-                    Op::Abs(a) => r(a).abs(),
-                    Op::Min(a, b) => r(a).min(r(b)),
-                    Op::Max(a, b) => r(a).max(r(b)),
-                    Op::Sign(a) => sign(r(a)),
-                    Op::Step(a) => step(r(a)),
-                }
+        for (destination, op) in (base..).zip(&self.code) {
+            let r = |register: u16| registers[usize::from(register)];
+            registers[destination] = match *op {
+                Op::Add(a, b) => r(a) + r(b),
+                Op::Sub(a, b) => r(a) - r(b),
+                Op::Mul(a, b) => r(a) * r(b),
+                Op::Div(a, b) => r(a) / r(b),
+                Op::Neg(a) => -r(a),
+                Op::Recip(a) => 1.0 / r(a),
+                Op::SafeRecip(a) => safe_recip(r(a)),
+                Op::Sqrt(a) => r(a).sqrt(),
+                Op::Sin(a) => r(a).sin(),
+                Op::Cos(a) => r(a).cos(),
+                Op::Tan(a) => r(a).tan(),
+                Op::Exp(a) => r(a).exp(),
+                Op::Ln(a) => r(a).max(f32::MIN_POSITIVE).ln(),
+                Op::Asin(a) => r(a).clamp(-1.0, 1.0).asin(),
+                Op::Acos(a) => r(a).clamp(-1.0, 1.0).acos(),
+                Op::Atan2(a, b) => r(a).atan2(r(b)),
+                Op::Abs(a) => r(a).abs(),
+                Op::Min(a, b) => r(a).min(r(b)),
+                Op::Max(a, b) => r(a).max(r(b)),
+                Op::Sign(a) => sign(r(a)),
+                Op::Step(a) => step(r(a)),
             };
-            computed[k] = value;
         }
         for (slot, &register) in out.iter_mut().chain(rest).zip(&self.outputs) {
-            let register = usize::from(register);
-            *slot = if register < base {
-                loaded[register]
-            } else {
-                computed[register - base]
-            };
+            *slot = registers[usize::from(register)];
         }
     }
 }
@@ -284,8 +277,20 @@ impl<'g> TapeBuilder<'g> {
     ///
     /// A leaf without an input, or too many registers.
     pub fn compile(&mut self, roots: &[Id]) -> Result<(), TapeError> {
-        for id in self.graph.reachable(roots) {
-            if self.slot_of.contains_key(&id) {
+        // Only the nodes the roots need as compiled: the `-x` of `a + -x` is read by the
+        // subtraction `a - x`, so it is computed only if something else reads it.
+        let reachable = self.graph.reachable(roots);
+        let mut needed: HashSet<Id> = roots.iter().copied().collect();
+        for &id in reachable.iter().rev() {
+            if needed.contains(&id)
+                && !self.slot_of.contains_key(&id)
+                && let Some((_, operands)) = self.fused(id)
+            {
+                needed.extend(operands.into_iter().flatten());
+            }
+        }
+        for id in reachable {
+            if !needed.contains(&id) || self.slot_of.contains_key(&id) {
                 continue;
             }
             let slot = self.node_slot(id)?;
@@ -369,7 +374,7 @@ impl<'g> TapeBuilder<'g> {
         let leaf = match node {
             Node::Const(bits) => return self.constant(f64::from_bits(bits)),
             Node::Leaf(leaf) => leaf,
-            _ => return self.operation(node),
+            _ => return self.operation(id),
         };
         if let Some(&slot) = self.aliases.get(&leaf) {
             return Ok(slot);
@@ -390,11 +395,30 @@ impl<'g> TapeBuilder<'g> {
         self.input(input)
     }
 
-    fn operation(&mut self, node: Node) -> Result<Slot, TapeError> {
-        let slot = |builder: &Self, id: Id| builder.slot_of[&id];
+    /// The operation that computes `id` and its operands, folding a negation into a
+    /// subtraction and a reciprocal into a division as the generated code writes them
+    /// (`None` for a constant or a leaf).
+    fn fused(&self, id: Id) -> Option<(MakeOp, [Option<Id>; 2])> {
+        let node = self.graph.node(id);
+        let negated = |x: Id| match self.graph.node(x) {
+            Node::Neg(inner) => Some(inner),
+            _ => None,
+        };
+        let reciprocal = |x: Id| match self.graph.node(x) {
+            Node::Recip(inner) => Some(inner),
+            _ => None,
+        };
         let (make, a, b): (MakeOp, Id, Option<Id>) = match node {
-            Node::Add(a, b) => (|a, b| Op::Add(a, b), a, Some(b)),
-            Node::Mul(a, b) => (|a, b| Op::Mul(a, b), a, Some(b)),
+            Node::Add(a, b) => match (negated(a), negated(b)) {
+                (_, Some(x)) => (|a, b| Op::Sub(a, b), a, Some(x)),
+                (Some(x), None) => (|a, b| Op::Sub(a, b), b, Some(x)),
+                (None, None) => (|a, b| Op::Add(a, b), a, Some(b)),
+            },
+            Node::Mul(a, b) => match (reciprocal(a), reciprocal(b)) {
+                (_, Some(d)) => (|a, b| Op::Div(a, b), a, Some(d)),
+                (Some(d), None) => (|a, b| Op::Div(a, b), b, Some(d)),
+                (None, None) => (|a, b| Op::Mul(a, b), a, Some(b)),
+            },
             Node::Atan2(a, b) => (|a, b| Op::Atan2(a, b), a, Some(b)),
             Node::Min(a, b) => (|a, b| Op::Min(a, b), a, Some(b)),
             Node::Max(a, b) => (|a, b| Op::Max(a, b), a, Some(b)),
@@ -412,18 +436,16 @@ impl<'g> TapeBuilder<'g> {
             Node::Abs(a) => (|a, _| Op::Abs(a), a, None),
             Node::Sign(a) => (|a, _| Op::Sign(a), a, None),
             Node::Step(a) => (|a, _| Op::Step(a), a, None),
-            Node::Const(_) | Node::Leaf(_) => unreachable!("handled by node_slot"),
+            Node::Const(_) | Node::Leaf(_) => return None,
         };
-        // `a · (1/d)` as the generated code writes it: `a / d`.
-        let (make, a, b) = match (node, b.map(|b| self.graph.node(b))) {
-            (Node::Mul(..), Some(Node::Recip(d))) => {
-                let divide: MakeOp = |a, b| Op::Div(a, b);
-                (divide, a, Some(d))
-            }
-            _ => (make, a, b),
-        };
-        let first = slot(self, a);
-        let second = b.map_or(first, |b| slot(self, b));
+        Some((make, [Some(a), b]))
+    }
+
+    fn operation(&mut self, id: Id) -> Result<Slot, TapeError> {
+        let (make, [a, b]) = self.fused(id).expect("an operation node");
+        let slot = |operand: Option<Id>| operand.map(|o| self.slot_of[&o]);
+        let first = slot(a).expect("an operation has an operand");
+        let second = slot(b).unwrap_or(first);
         let computed = Slot::Computed(Self::next(self.code.len())?);
         self.code.push((make, first, second));
         Ok(computed)

@@ -38,8 +38,10 @@ pub trait RowKind: Copy + Send + Sync + 'static + sealed::Sealed {
     const LIMITS: bool;
     /// Whether the rows are velocities (`velocity = ...`).
     const VELOCITY: bool;
-    /// `NAMES[rows][slots]`: the type's [`Constraint::NAME`](crate::Constraint::NAME).
-    const NAMES: [[&'static str; 9]; 7];
+    /// `NAMES[rows][slots]`: the type's [`Constraint::NAME`](crate::Constraint::NAME), for
+    /// up to [`MAX_ROWS`] rows and [`SharedSlots::MAX_SLOTS`](crate::SharedSlots::MAX_SLOTS)
+    /// slots (a type beyond them does not compile).
+    const NAMES: Names;
 }
 
 mod sealed {
@@ -49,9 +51,15 @@ mod sealed {
     impl Sealed for super::VelocityOnly {}
 }
 
+/// The most rows a [`SymbolicConstraint`] type may have.
+pub const MAX_ROWS: usize = 16;
+
+/// A [`RowKind`]'s table of type names.
+pub type Names = [[&'static str; 9]; MAX_ROWS + 1];
+
 macro_rules! names {
     ($prefix:literal) => {
-        names!(@rows $prefix; 0 1 2 3 4 5 6)
+        names!(@rows $prefix; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
     };
     (@rows $prefix:literal; $($d:literal)*) => {
         [$(names!(@slots $prefix, $d; 0 1 2 3 4 5 6 7 8)),*]
@@ -76,19 +84,19 @@ pub struct VelocityOnly;
 impl RowKind for Equalities {
     const LIMITS: bool = false;
     const VELOCITY: bool = false;
-    const NAMES: [[&'static str; 9]; 7] = names!("Symbolic");
+    const NAMES: Names = names!("Symbolic");
 }
 
 impl RowKind for Limited {
     const LIMITS: bool = true;
     const VELOCITY: bool = false;
-    const NAMES: [[&'static str; 9]; 7] = names!("SymbolicLimited");
+    const NAMES: Names = names!("SymbolicLimited");
 }
 
 impl RowKind for VelocityOnly {
     const LIMITS: bool = false;
     const VELOCITY: bool = true;
-    const NAMES: [[&'static str; 9]; 7] = names!("SymbolicVelocity");
+    const NAMES: Names = names!("SymbolicVelocity");
 }
 
 /// What a parameter is.
