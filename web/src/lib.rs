@@ -88,10 +88,10 @@ fn with_text<R>(kind: u32, i: u32, f: impl FnOnce(&str) -> R) -> R {
     APP.with_borrow(|app| {
         let example = EXAMPLES.get(i as usize);
         let text = match kind {
-            0 => app.source.as_str(),
-            1 => app.error.as_ref().map_or("", |e| e.message.as_str()),
-            2 => example.map_or("", |e| e.0),
-            3 => example.map_or("", |e| e.1),
+            k if k == Text::Source as u32 => app.source.as_str(),
+            k if k == Text::Error as u32 => app.error.as_ref().map_or("", |e| e.message.as_str()),
+            k if k == Text::ExampleTitle as u32 => example.map_or("", |e| e.0),
+            k if k == Text::Example as u32 => example.map_or("", |e| e.1),
             _ => "",
         };
         f(text)
