@@ -174,20 +174,24 @@ impl std::fmt::Debug for Snapshot {
 /// arrays of body poses, velocities and inverse masses indexed by [`BodyHandle::index`].
 pub struct Space {
     id: u32,
-    /// Acceleration applied to every dynamic body. Default `Vec2::ZERO` (as in Nape).
+    /// Acceleration applied to every dynamic body, in m/s², at most
+    /// [`MAX_ACCELERATION`](crate::limits::MAX_ACCELERATION) long. Default `Vec2::ZERO` (as
+    /// in Nape).
     pub gravity: Vec2,
     /// Substeps per step of the islands solved by Gauss–Seidel sweeps — those with loops
     /// (meshes), bodies without constraints, and every island when `direct_solve` is off —
     /// in the soft step of Box2D v3: each integrates, solves, moves the bodies and relaxes.
     /// More substeps resolve fast rotations and meshes better (a mesh's joints are as
     /// stiff as 0.3 of the substep rate allows). Default 5: Box2D's 100 × 100 joint grid
-    /// then hangs within 0.28 m (0.04 m at the end of 5 s). 0 is treated as 1.
+    /// then hangs within 0.28 m (0.04 m at the end of 5 s). 0 is treated as 1; at most
+    /// [`MAX_SUBSTEPS`](crate::limits::MAX_SUBSTEPS).
     pub substeps: u32,
     /// Substeps per step of the islands solved exactly (acyclic: chains, trees, ragdolls,
     /// bridges; see `direct_solve`), the most each takes with `adaptive_substeps`. An
     /// exact solve needs no iterations, but RATTLE's periods and energy need the motion
     /// resolved: default 16 (a 200-link chain whipping through takes up to 16 for a few
-    /// steps, 2 or 3 otherwise). 0 is treated as 1.
+    /// steps, 2 or 3 otherwise). 0 is treated as 1; at most
+    /// [`MAX_SUBSTEPS`](crate::limits::MAX_SUBSTEPS).
     pub exact_substeps: u32,
     /// Whether each acyclic island takes only as many of its `exact_substeps` as it needs:
     /// enough that no body spins by more than 0.1 rad per substep, nor swings by more
@@ -201,9 +205,11 @@ pub struct Space {
     /// horizontally 2 or 3 (up to 16 for a few steps of the whip).
     pub adaptive_substeps: bool,
     /// Gauss–Seidel sweeps per substep with the positional bias, for the constraints of
-    /// islands with loops (meshes). Default 1.
+    /// islands with loops (meshes). Default 1; at most
+    /// [`MAX_ITERATIONS`](crate::limits::MAX_ITERATIONS).
     pub velocity_iterations: u32,
-    /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1.
+    /// Gauss–Seidel sweeps per substep without bias (the relax pass). Default 1; at most
+    /// [`MAX_ITERATIONS`](crate::limits::MAX_ITERATIONS).
     pub relax_iterations: u32,
     /// Whether acyclic islands (chains, trees, ragdolls, bridges) are solved exactly by a
     /// sparse factorisation each substep (see [`solver`](crate::solver)). Default `true`;
@@ -212,14 +218,14 @@ pub struct Space {
     /// Stiffness (Hz) given to the stiff rows of islands with loops, which Gauss–Seidel
     /// sweeps cannot make rigid without diverging; always capped at 0.3 of the substep
     /// rate (90 Hz at 60 Hz and 5 substeps), the stiffest they stay stable at.
-    /// Default `f32::INFINITY`: as stiff as the substeps allow.
+    /// Positive (infinity allowed). Default `f32::INFINITY`: as stiff as the substeps allow.
     pub joint_hertz: f32,
-    /// Damping ratio of that stiffness. Default 2 (well over-damped).
+    /// Damping ratio of that stiffness, in `0 ..= 1e6`. Default 2 (well over-damped).
     pub joint_damping_ratio: f32,
     /// The fastest a dynamic body may move, in m/s (as Box2D v3's `maximumLinearSpeed`);
     /// its rotation is limited to a quarter turn per substep. A solve that would exceed
-    /// either is scaled down, so a badly posed scene slows instead of exploding. Default
-    /// 400.
+    /// either is scaled down, so a badly posed scene slows instead of exploding. Positive and
+    /// at most [`MAX_SPEED`](crate::limits::MAX_SPEED). Default 400.
     pub max_linear_speed: f32,
     bodies: Vec<BodySlot>,
     free_bodies: Vec<u32>,
@@ -256,8 +262,9 @@ impl std::fmt::Debug for Space {
 }
 
 impl Space {
-    /// An empty space: no gravity (as in Nape), exact solves of acyclic islands in 8
-    /// substeps, 5 substeps with one biased and one relax sweep each for the others.
+    /// An empty space: no gravity (as in Nape), exact solves of acyclic islands in up to 16
+    /// substeps (as many as each island's motion needs), 5 substeps with one biased and one
+    /// relax sweep each for the others.
     #[must_use]
     pub fn new() -> Self {
         Self {
@@ -386,7 +393,7 @@ impl Space {
         Ok(body)
     }
 
-    /// Adds `force` at the body's centre of mass for the next step.
+    /// Adds `force` (N) at the body's centre of mass for the next step.
     ///
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
@@ -396,7 +403,7 @@ impl Space {
         self.body_mut(h)?.apply_force(force)
     }
 
-    /// Adds `torque` to the body for the next step.
+    /// Adds `torque` (N·m) to the body for the next step.
     ///
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
@@ -406,7 +413,7 @@ impl Space {
         self.body_mut(h)?.apply_torque(torque)
     }
 
-    /// Applies an instantaneous impulse at the body's centre of mass.
+    /// Applies an instantaneous impulse (N·s) at the body's centre of mass.
     ///
     /// # Errors
     /// [`Error::StaleBody`] or [`Error::ForeignBody`]; [`Error::InvalidBody`] for a value
@@ -746,9 +753,9 @@ impl Space {
         Ok(())
     }
 
-    /// The physical impulse `λ` (constraint space, one entry per row) the constraint
-    /// accumulated in the last step's velocity iterations (zero for an inactive or slack
-    /// constraint).
+    /// The physical impulse `λ` (constraint space, one entry per row: N·s for a row in
+    /// metres, N·m·s for a row in radians) the constraint applied over the last step (zero
+    /// for an inactive or slack constraint).
     ///
     /// # Errors
     /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
@@ -907,8 +914,10 @@ impl Space {
     /// constraint's own [`Constraint::apply_impulse`] and the Jacobian the step used
     /// (Nape's WeldJoint and LineJoint reported some rows wrongly). Zero before the first
     /// step, for an inactive or slack constraint, and after its bodies or `active` changed.
-    /// The position iterations move positions directly and apply no impulse, so they are
-    /// not included.
+    /// In N·s (linear) and N·m·s (angular). It holds every impulse the step applied, the
+    /// position solve's too, so on a body no other constraint acts on it equals the change
+    /// of momentum; the projections that move no velocity (an error an island starts its
+    /// step with, a resting island's) apply none.
     ///
     /// # Errors
     /// [`Error::StaleConstraint`] or [`Error::ForeignConstraint`].
@@ -1170,18 +1179,14 @@ impl Space {
 
     // ----- the step -----------------------------------------------------------------
 
-    /// Advances the simulation by `dt` seconds in [`substeps`](Self::substeps) substeps
-    /// of `h = dt / substeps`. Each substep:
-    ///
-    /// 1. integrates gravity, forces and torques into the velocities of dynamic bodies
-    ///    (kinematic bodies keep their velocity; static bodies never move);
-    /// 2. prepares every active constraint at the current poses (rows, `J`, `K`, biases)
-    ///    and factorises the joint system of every acyclic island;
-    /// 3. applies the previous substep's impulses again (warm start);
-    /// 4. solves with a positional bias: acyclic islands exactly, islands with loops by
-    ///    [`velocity_iterations`](Self::velocity_iterations) Gauss–Seidel sweeps;
-    /// 5. integrates velocities into poses;
-    /// 6. solves again without the bias (relax), so velocities match the motion.
+    /// Advances the simulation by `dt` seconds
+    /// ([`MIN_DT`](crate::limits::MIN_DT)` ..= `[`MAX_DT`](crate::limits::MAX_DT)).
+    /// Acyclic islands are solved exactly and step by RATTLE (velocity Verlet with SHAKE's
+    /// position solve and a closing velocity projection) in as many of
+    /// [`exact_substeps`](Self::exact_substeps) substeps as their motion needs; islands with
+    /// loops take Box2D v3's soft step in [`substeps`](Self::substeps) substeps of
+    /// Gauss–Seidel sweeps. Kinematic bodies keep their velocity; static bodies never move.
+    /// ARCHITECTURE.md describes the phases.
     ///
     /// Forces are cleared at the end of the step; constraints that broke are reported by
     /// [`broken_constraints`](Self::broken_constraints).
