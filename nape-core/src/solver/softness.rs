@@ -1,0 +1,100 @@
+//! Soft rows: Box2D v3's softness and the spring biases built on it.
+
+use super::*;
+
+/// A row's soft update `Δλ = −mass_scale·K⁻¹(J v + bias_rate·C) − impulse_scale·λ`
+/// (Box2D v3's `b2Softness`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
+    pub(crate) impulse_scale: f32,
+}
+
+impl Softness {
+    /// Rigid: no bias, full mass.
+    pub(crate) const RIGID: Self = Self {
+        bias_rate: 0.0,
+        mass_scale: 1.0,
+        impulse_scale: 0.0,
+    };
+
+    /// A spring of `hertz` and damping ratio `zeta` over a substep `h`, relative to the
+    /// row's own effective mass (so independent of the bodies' masses).
+    pub(crate) fn spring(hertz: f32, zeta: f32, h: f32) -> Self {
+        if hertz <= 0.0 {
+            return Self {
+                bias_rate: 0.0,
+                mass_scale: 0.0,
+                impulse_scale: 1.0,
+            };
+        }
+        let omega = std::f32::consts::TAU * hertz;
+        let a1 = 2.0 * zeta + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Self {
+            bias_rate: omega / a1,
+            mass_scale: a2 * a3,
+            impulse_scale: a3,
+        }
+    }
+
+    /// The compliance `γ₀` relative to `K` that gives the same update in an exact solve:
+    /// `(K + γ₀ K) Δλ = −(J v + bias) − γ₀ K λ`.
+    pub(super) fn relative_compliance(self) -> f32 {
+        if self.mass_scale > 0.0 {
+            self.impulse_scale / self.mass_scale
+        } else {
+            f32::INFINITY
+        }
+    }
+}
+
+/// A soft constraint's spring over a substep of `h` and its bias `bias_rate·C`, the bias
+/// clamped in length to `max_error` (a badly stretched spring does not snap back
+/// violently).
+pub(super) fn spring_bias<const D: usize>(
+    settings: &ConstraintSettings,
+    error: &[f32; D],
+    h: f32,
+) -> (Softness, [f32; D]) {
+    let spring = Softness::spring(settings.frequency, settings.damping, h);
+    let mut bias = error.map(|x| spring.bias_rate * x);
+    clamp_length(&mut bias, settings.max_error);
+    (spring, bias)
+}
+
+/// The relative compliance standing for no damper at all in [`verlet_spring`]: the
+/// damper's share of the impulse is `1/γ₀` of the row's velocity error, below rounding.
+const UNDAMPED_COMPLIANCE: f32 = 1e8;
+
+/// A soft constraint's spring as velocity Verlet takes it (a RATTLE island): the kick
+/// `−kick·ω² C / k̄` of the spring force at the poses the rows are taken at (explicit, so
+/// that an undamped spring keeps its energy without drift), with the damper `−2ζω J v / k̄`
+/// implicit in the velocity it leaves, both relative to the constraint's effective mass as
+/// Nape's springs are, taken as one mass `1/k̄` in every direction (`k̄` the mean of
+/// `K`'s diagonal: `ColdEntry::spring_compliance`). In the exact solve's compliance form
+/// `(K + γ₀k̄) λ = −(J v + b)` that is `γ₀ = 1/(2ζω·kick)` and `b = γ₀·kick·ω² C` (the kick
+/// clamped in length to `max_error`, as `spring_bias` clamps its bias).
+pub(crate) fn verlet_spring<const D: usize>(
+    settings: &ConstraintSettings,
+    error: &[f32; D],
+    kick: f32,
+) -> (Softness, [f32; D]) {
+    let omega = std::f32::consts::TAU * settings.frequency;
+    let damper = 2.0 * settings.damping * omega * kick;
+    let gamma = if damper > 1.0 / UNDAMPED_COMPLIANCE {
+        1.0 / damper
+    } else {
+        UNDAMPED_COMPLIANCE
+    };
+    let mut pull = error.map(|x| kick * omega * omega * x);
+    clamp_length(&mut pull, settings.max_error);
+    let spring = Softness {
+        bias_rate: 0.0,
+        mass_scale: 1.0 / (1.0 + gamma),
+        impulse_scale: gamma / (1.0 + gamma),
+    };
+    (spring, pull.map(|p| gamma * p))
+}
