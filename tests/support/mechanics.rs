@@ -252,20 +252,34 @@ pub fn spinning_pair() -> (Space, Vec<BodyHandle>) {
 /// A joint added to [`spinning_pair`]'s bodies.
 pub type PairJoint = fn(&mut Space, &[BodyHandle]);
 
-/// [`spinning_pair`] with its pivot soft (2 Hz, and 10 Hz), with an angle limit it strikes,
+/// [`spinning_pair`] with its pivot soft (2 Hz and 10 Hz undamped; 5 Hz at ζ = 0.5, 2 and
+/// 10 Hz at ζ = 1), with an angle limit it strikes,
 /// and with a motor between the links (its torque unbounded, and bounded): no external
 /// force or torque in any.
-pub fn pair_variants() -> [(&'static str, PairJoint); 5] {
-    fn soft_pivot(space: &mut Space, b: &[BodyHandle], hertz: f32) {
+pub fn pair_variants() -> [(&'static str, PairJoint); 8] {
+    fn soft_pivot(space: &mut Space, b: &[BodyHandle], hertz: f32, zeta: f32) {
         let pin = space.constraints().next().unwrap().id;
         space.remove_constraint_id(pin).unwrap();
         let pivot = PivotJoint::new(b[0], b[1], Vec2::new(0.5, 0.0), Vec2::new(-1.0, 0.0));
-        let soft = ConstraintSettings::soft(hertz, 0.0);
+        let soft = ConstraintSettings::soft(hertz, zeta);
         space.add_constraint_with(pivot, soft).unwrap();
     }
     [
-        ("soft pivot 2 Hz", |space, b| soft_pivot(space, b, 2.0)),
-        ("soft pivot 10 Hz", |space, b| soft_pivot(space, b, 10.0)),
+        ("soft pivot 2 Hz", |space, b| soft_pivot(space, b, 2.0, 0.0)),
+        ("soft pivot 10 Hz", |space, b| {
+            soft_pivot(space, b, 10.0, 0.0)
+        }),
+        // A damper on a spring the spin stretches sees the spin itself unless it is taken
+        // off (`RigidSpin` in nape-core): these lost 1.1 %, 6.4 % and 0.06 %.
+        ("soft pivot 5 Hz, ζ = 0.5", |space, b| {
+            soft_pivot(space, b, 5.0, 0.5)
+        }),
+        ("soft pivot 2 Hz, ζ = 1", |space, b| {
+            soft_pivot(space, b, 2.0, 1.0)
+        }),
+        ("soft pivot 10 Hz, ζ = 1", |space, b| {
+            soft_pivot(space, b, 10.0, 1.0)
+        }),
         ("angle limit ±0.5", |space, b| {
             space
                 .add_constraint(AngleJoint::new(b[0], b[1], -0.5, 0.5))

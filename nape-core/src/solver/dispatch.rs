@@ -116,7 +116,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     continue;
                 }
                 if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses, false) {
-                    Self::warm_start(e, velocities);
+                    Self::warm_start(e, c, velocities);
                     continue;
                 }
             }
@@ -181,7 +181,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
-            Self::warm_start(e, velocities);
+            Self::warm_start(e, c, velocities);
         }
     }
 
@@ -374,7 +374,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             };
             let compliance = c.direct_compliance + damping[direct.island(&slot)];
-            Self::write_direct_rows(e, c, &jacobian, &k, compliance, velocities, direct);
+            let spin = c
+                .damper_spin
+                .and_then(|_| Self::damper_spin_at(e, c, &jacobian, poses));
+            Self::write_direct_rows(
+                e,
+                c,
+                &jacobian,
+                &k,
+                compliance,
+                spin.as_ref(),
+                velocities,
+                direct,
+            );
         }
     }
 
@@ -409,12 +421,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 e.bias[1] = std::array::from_fn(|i| bias[i] - gamma * mean * e.impulse[i]);
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma);
             }
+            if c.damper_spin.is_some() {
+                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+            }
             Self::write_direct_rows(
                 e,
                 c,
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
+                c.damper_spin.as_ref(),
                 velocities,
                 direct,
             );
@@ -548,7 +564,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 continue;
             }
             if change.iter().any(|&x| x != 0.0) {
-                e.apply(&change, velocities);
+                e.apply_damped(c, &change, velocities);
             }
             c.direct_rows = rows;
             let k = e
@@ -561,6 +577,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
+                c.damper_spin.as_ref(),
                 velocities,
                 direct,
             );
@@ -640,7 +657,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 // `J` is already at these poses (`relinearize_swept_entry`).
                 if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
                     e.refresh = Refresh::Ready;
-                    Self::warm_start(e, ahead.warm_starts);
+                    Self::warm_start(e, c, ahead.warm_starts);
                     continue;
                 }
                 // Its full preparation decides (the refresh is tried again there).

@@ -87,6 +87,9 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// along their separation and keeps the island's angular momentum (relative to `K`,
     /// the force leans towards the stiffer direction and turns the island).
     pub(super) spring_compliance: f32,
+    /// A RATTLE spring's rigid spin: its damper's rows are `J_d = J − g wᵀ`, which keep its
+    /// bodies' angular momentum ([`RigidSpin`]); taken with `J` (the entry's `jacobian`).
+    pub(super) damper_spin: Option<RigidSpin<D, B>>,
     /// Rows handed to the exact solve this substep.
     pub(super) direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
@@ -207,6 +210,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         }
         let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - cold.rebased_impulse[i]);
         self.count_body_impulse(&uncounted);
+        self.count_counter_spin(cold, &uncounted);
         cold.rebased_impulse = [0.0; D];
     }
 
@@ -217,8 +221,31 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         let impulse = self.weighted_impulse();
         let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - cold.rebased_impulse[i]);
         self.count_body_impulse(&uncounted);
+        self.count_counter_spin(cold, &uncounted);
         cold.rebased_impulse = impulse;
         self.jacobian = jacobian;
+    }
+
+    /// What a RATTLE spring's damper rows add to `Jᵀ·impulse` (`J_d = J − g wᵀ`: its
+    /// [`RigidSpin`]) in the step's body impulses; its slots hold distinct bodies.
+    fn count_counter_spin(&mut self, cold: &ColdEntry<D, B>, impulse: &[f32; D]) {
+        if let Some(spin) = &cold.damper_spin {
+            spin.add_counter_impulse(impulse, &mut self.step_body_impulse);
+        }
+    }
+
+    /// `v += M⁻¹J_dᵀ·impulse`: [`apply`](Self::apply) with a RATTLE spring's counter-spin.
+    #[inline]
+    pub(super) fn apply_damped(
+        &self,
+        cold: &ColdEntry<D, B>,
+        impulse: &[f32; D],
+        velocities: &mut [Velocity],
+    ) {
+        self.apply(impulse, velocities);
+        if let Some(spin) = &cold.damper_spin {
+            spin.counter_spin(impulse, &self.bodies, velocities);
+        }
     }
 
     /// Adds `Jᵀ·impulse` to the step's body impulses through the current `J` (straight
@@ -403,6 +430,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         direct_rows: [false; D],
         direct_compliance: STIFF_COMPLIANCE,
         spring_compliance: 0.0,
+        damper_spin: None,
         in_run: true,
         sweep: false,
         rebased_impulse: [0.0; D],

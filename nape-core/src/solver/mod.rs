@@ -47,6 +47,7 @@ mod entry;
 mod erased;
 mod limits;
 mod softness;
+mod spin;
 pub(crate) mod step;
 mod store;
 mod sweep;
@@ -63,6 +64,7 @@ use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;
 pub(crate) use erased::ErasedStore;
 pub(crate) use softness::*;
+use spin::RigidSpin;
 pub(crate) use store::Store;
 use store::{FREE, Slot};
 

@@ -147,6 +147,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.refresh = Refresh::Full;
         e.solving = false;
         c.direct_rows = [false; D];
+        c.damper_spin = None;
         if !c.settings.active || c.broken.is_some() {
             // Applies nothing: nothing to report, nothing to warm start from.
             e.idle();
@@ -315,6 +316,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             if spring.is_some() && substep.rattle {
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma0);
+                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
             } else {
                 (c.direct_compliance, c.spring_compliance) = (gamma0, 0.0);
             }
@@ -357,23 +359,42 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
+                c.damper_spin.as_ref(),
                 velocities,
                 direct,
             );
         }
     }
 
+    /// A RATTLE spring's [`RigidSpin`] for its rows `jacobian` at `poses` (its damper's
+    /// rows `J_d`), or `None` where its bodies' angular momentum is not theirs to keep.
+    pub(super) fn damper_spin_at(
+        e: &Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        jacobian: &T::Jacobian,
+        poses: &[Pose],
+    ) -> Option<RigidSpin<D, B>> {
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let rows = e.constraint.jacobian_rows(jacobian);
+        let distinct = c.shared == SharedSlots::NONE;
+        RigidSpin::of(&rows, &slot_poses, &e.inverse_masses, distinct)
+    }
+
     /// Writes the exact rows (`direct_rows`) of `e` at its slot into the direct system:
     /// each row's `Jᵀ` per slot from `jacobian` (weighted), its biases with the kinematic
     /// bodies' share, its impulse, and the rows' compliance `compliance · K'` (`k`: `K'`).
-    /// An entry outside the exact solve has no rows there, and nothing is written.
+    /// An entry outside the exact solve has no rows there, and nothing is written. A
+    /// RATTLE spring's rows are its damper's (`spin`: `J_d` and `K_d`), its compliance
+    /// still relative to `K`'s diagonal.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn write_direct_rows(
         e: &Entry<T, D, B>,
         c: &ColdEntry<D, B>,
         jacobian: &T::Jacobian,
         k: &[[f32; D]; D],
         compliance: f32,
+        spin: Option<&RigidSpin<D, B>>,
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) {
@@ -381,12 +402,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let isotropic = c.spring_compliance * (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
         let compliance_of =
             |i: usize, j: usize| compliance * k[i][j] + if i == j { isotropic } else { 0.0 };
+        let damper_mass;
+        let k = match spin {
+            Some(spin) => {
+                damper_mass = spin.damper_mass(k);
+                &damper_mass
+            }
+            None => k,
+        };
         // Row `i`'s weighted `J` per slot and the kinematic bodies' share of its bias (only
         // exact rows are written, and those of a constraint without limits weigh 1).
+        // A spring's damper rows in `f64` (`RigidSpin`), every other row as it is.
         let rows = e.constraint.jacobian_rows(jacobian);
         let exact_row = |i: usize| {
             let row = rows[i].map(|entries| entries.map(|j| j * e.weight(i)));
-            (row, Self::kinematic_share(e, slot, &row, velocities))
+            let moving = Self::kinematic_share(e, slot, &row, velocities);
+            let row = match spin {
+                Some(spin) => spin.damper_row(i, &row),
+                None => row.map(|entries| entries.map(f64::from)),
+            };
+            (row, moving)
         };
         if c.direct_rows.iter().all(|&w| w)
             && let Some(whole) = direct.whole_rows::<D, B>(slot)
@@ -395,9 +430,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             for (i, k) in k.iter().enumerate() {
                 let (row, moving) = exact_row(i);
                 let target = &mut whole.jacobian[i * B * 3..(i + 1) * B * 3];
-                for (t, j) in target.iter_mut().zip(row.as_flattened()) {
-                    *t = f64::from(*j);
-                }
+                target.copy_from_slice(row.as_flattened());
                 whole.biased[i] = f64::from(e.bias[0][i] + moving);
                 whole.relaxed[i] = f64::from(e.bias[1][i] + moving);
                 whole.projected[i] = 0.0;
@@ -590,6 +623,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             &e.jacobian,
             &k,
             c.direct_compliance,
+            None,
             velocities,
             direct,
         );
@@ -644,7 +678,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let k = e.constraint.effective_mass(&jacobian, &masses, c.shared);
         let (k, _) = weighted(&k, &e.weights);
         e.jacobian = jacobian;
-        Self::write_direct_rows(e, c, &jacobian, &k, c.direct_compliance, velocities, direct);
+        Self::write_direct_rows(
+            e,
+            c,
+            &jacobian,
+            &k,
+            c.direct_compliance,
+            None,
+            velocities,
+            direct,
+        );
         for s in (0..B).filter(|&s| slot.positions[s] != u8::MAX) {
             direct.set_carried_mass(e.bodies[s], masses[s]);
         }
@@ -692,9 +735,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// Applies the entry's rescaled impulse of the last substep (its warm start).
     #[inline]
-    pub(super) fn warm_start(e: &Entry<T, D, B>, velocities: &mut [Velocity]) {
+    pub(super) fn warm_start(e: &Entry<T, D, B>, c: &ColdEntry<D, B>, velocities: &mut [Velocity]) {
         if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
-            e.apply(&e.weighted_impulse(), velocities);
+            e.apply_damped(c, &e.weighted_impulse(), velocities);
         }
     }
 

@@ -87,8 +87,8 @@ pub(crate) struct Link {
 pub(crate) struct ExactRows<const D: usize, const B: usize> {
     /// The rows solved exactly; the others stay inactive.
     pub(crate) written: [bool; D],
-    /// Each row's `Jᵀ` on each slot (`[x, y, θ]`, already weighted).
-    pub(crate) jacobian: [[[f32; 3]; B]; D],
+    /// Each row's `Jᵀ` on each slot (`[x, y, θ]`, already weighted), in the system's `f64`.
+    pub(crate) jacobian: [[[f64; 3]; B]; D],
     /// Each row's biases of both passes.
     pub(crate) bias: [[f32; 2]; D],
     /// Each row's accumulated impulse.

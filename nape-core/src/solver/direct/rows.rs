@@ -100,7 +100,7 @@ impl DirectSystem {
                 }
                 let p = p as usize * 3;
                 let target = &mut row[p..p + 3];
-                let j = if written { j.map(f64::from) } else { [0.0; 3] };
+                let j = if written { *j } else { [0.0; 3] };
                 if first_slot {
                     target.copy_from_slice(&j);
                 } else {
