@@ -249,6 +249,36 @@ pub fn spinning_pair() -> (Space, Vec<BodyHandle>) {
     (space, bodies)
 }
 
+/// A free loop of four 2 m rods pinned end to end into a square (a mesh, which the sweeps
+/// solve), spinning at 1.5 rad/s about its centre and drifting, its pins of `settings`.
+pub fn spinning_loop(settings: ConstraintSettings) -> (Space, Vec<BodyHandle>) {
+    let mut space = Space::new();
+    let corners = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(2.0, 0.0),
+        Vec2::new(2.0, 2.0),
+        Vec2::new(0.0, 2.0),
+    ];
+    let rate = 1.5;
+    let mut bodies = Vec::new();
+    for i in 0..4 {
+        let (a, b) = (corners[i], corners[(i + 1) % 4]);
+        let centre = (a + b) * 0.5;
+        let side = b - a;
+        let rod = Body::rectangle(2.0, 0.2, 1.0)
+            .at(centre)
+            .with_angle(side.y.atan2(side.x))
+            .with_velocity(Vec2::new(0.3, -0.2) + rate * (centre - Vec2::ONE).perp())
+            .with_angular_velocity(rate);
+        bodies.push(space.add_body(rod).unwrap());
+    }
+    for i in 0..4 {
+        let pin = PivotJoint::new(bodies[i], bodies[(i + 1) % 4], Vec2::X, -Vec2::X);
+        space.add_constraint_with(pin, settings).unwrap();
+    }
+    (space, bodies)
+}
+
 /// A joint added to [`spinning_pair`]'s bodies.
 pub type PairJoint = fn(&mut Space, &[BodyHandle]);
 

@@ -213,7 +213,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
         for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
             direct.read_impulses(&slot, &c.direct_rows, &mut e.impulse);
-            if e.force_checked {
+            if e.reads_cold {
                 let impulse = e.impulse;
                 e.breaks_under(c, &impulse);
             }
@@ -697,7 +697,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if c.direct.is_some() {
                     e.accumulate_direct(c);
                 } else {
-                    e.accumulate();
+                    e.accumulate(c);
                 }
             }
         }
@@ -972,7 +972,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             } else {
                 None
             };
-            entry.force_checked = cold.clamp_force || cold.settings.break_under_force;
+            entry.reads_cold = cold.clamp_force || cold.settings.break_under_force;
             decoded::check_entry(&entry, &cold, bodies)?;
             self.entries.push(entry);
             self.cold.push(cold);

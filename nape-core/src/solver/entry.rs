@@ -33,10 +33,10 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// What the later substeps of this step refresh instead of preparing in full,
     /// decided from this line of the entry alone (see [`Refresh`]).
     pub(super) refresh: Refresh,
-    /// `clamp_force` or `break_under_force`: whether an update must look at the length
-    /// of the impulse at all (a copy of the settings' flag, so the sweep need not read
-    /// the settings).
-    pub(super) force_checked: bool,
+    /// Whether an update reads the [`ColdEntry`]: `clamp_force` or `break_under_force`
+    /// (it checks the length of the impulse), or a swept spring's `damper_spin`. A flag
+    /// here, so that the sweep reads no more of the others.
+    pub(super) reads_cold: bool,
     /// Whether any active row is an inequality.
     pub(super) limited: bool,
     /// Inverse masses of the slots, gathered at prepare.
@@ -87,8 +87,9 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// along their separation and keeps the island's angular momentum (relative to `K`,
     /// the force leans towards the stiffer direction and turns the island).
     pub(super) spring_compliance: f32,
-    /// A RATTLE spring's rigid spin: its damper's rows are `J_d = J − g wᵀ`, which keep its
-    /// bodies' angular momentum ([`RigidSpin`]); taken with `J` (the entry's `jacobian`).
+    /// A spring's rigid spin (RATTLE's and the sweeps'): its damper's rows are
+    /// `J_d = J − g wᵀ`, which keep its bodies' angular momentum ([`RigidSpin`]); taken
+    /// with `J` (the entry's `jacobian`).
     pub(super) damper_spin: Option<RigidSpin<D, B>>,
     /// Rows handed to the exact solve this substep.
     pub(super) direct_rows: [bool; D],
@@ -191,12 +192,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// Adds this substep's impulse to the step's totals: `w∘λ'` and, per slot, `Jᵀ(w∘λ')`
     /// with this substep's `J`.
     #[inline]
-    pub(super) fn accumulate(&mut self) {
+    pub(super) fn accumulate(&mut self, cold: &ColdEntry<D, B>) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
         self.count_body_impulse(&impulse);
+        if self.reads_cold {
+            self.count_counter_spin(cold, &impulse);
+        }
     }
 
     /// [`accumulate`](Self::accumulate) for an entry of the exact solve, whose rows may
@@ -413,7 +417,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         impulse_scale: [[0.0; D]; 2],
         max_impulse: f32::INFINITY,
         refresh: Refresh::Full,
-        force_checked: false,
+        reads_cold: false,
         solving: false,
         previous_h: 0.0,
         step_impulse: [0.0; D],

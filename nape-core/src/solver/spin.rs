@@ -87,10 +87,12 @@ impl<const D: usize, const B: usize> RigidSpin<D, B> {
         })
     }
 
-    /// Row `i` of the damper, `J_d = J − g wᵀ` (`row`: row `i` of `J`).
-    pub(crate) fn damper_row(&self, i: usize, row: &[[f32; 3]; B]) -> [[f64; 3]; B] {
+    /// Row `i` of the damper, `J_d = J − g wᵀ`, weighted by `weight` as the row `row` of
+    /// `J` is (a limit row's sign).
+    pub(crate) fn damper_row(&self, i: usize, row: &[[f32; 3]; B], weight: f32) -> [[f64; 3]; B] {
+        let rate = f64::from(weight) * self.rates[i];
         std::array::from_fn(|s| {
-            std::array::from_fn(|k| f64::from(row[s][k]) - self.rates[i] * self.weight[s][k])
+            std::array::from_fn(|k| f64::from(row[s][k]) - rate * self.weight[s][k])
         })
     }
 
@@ -101,6 +103,29 @@ impl<const D: usize, const B: usize> RigidSpin<D, B> {
                 (f64::from(k[i][j]) - self.rates[i] * self.rates[j] * self.inverse_inertia) as f32
             })
         })
+    }
+
+    /// `J v` made `J_d v = J v − g (w·v)`: the velocity error without the bodies' mean
+    /// spin `w·v` (their angular momentum about their centre of mass over `Σ I`).
+    pub(crate) fn remove_rigid_rate(
+        &self,
+        rates: &mut [f32; D],
+        bodies: &[usize; B],
+        velocities: &[Velocity],
+    ) {
+        let spin: f64 = bodies
+            .iter()
+            .zip(&self.weight)
+            .map(|(&b, w)| {
+                let v = velocities[b];
+                w[0] * f64::from(v.linear.x)
+                    + w[1] * f64::from(v.linear.y)
+                    + w[2] * f64::from(v.angular)
+            })
+            .sum();
+        for (rate, g) in rates.iter_mut().zip(&self.rates) {
+            *rate = (f64::from(*rate) - g * spin) as f32;
+        }
     }
 
     /// `gᵀλ`: the angular momentum `Jᵀλ` gives the bodies, which `J_dᵀλ` takes back.
@@ -179,7 +204,7 @@ mod tests {
             ]
         });
         let spin = RigidSpin::of(&rows, &poses, &inverse, true).unwrap();
-        let damper: [[[f64; 3]; 2]; 2] = std::array::from_fn(|i| spin.damper_row(i, &rows[i]));
+        let damper: [[[f64; 3]; 2]; 2] = std::array::from_fn(|i| spin.damper_row(i, &rows[i], 1.0));
         // A unit rigid rotation about an arbitrary point (a translation added).
         let pivot = Vec2::new(3.0, -2.0);
         let rotation: [Velocity; 2] = std::array::from_fn(|s| Velocity {

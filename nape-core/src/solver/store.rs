@@ -222,6 +222,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         let (k, active) = weighted(&k, &w);
+        // A swept spring's damper takes off its bodies' rigid spin (`RigidSpin`), its
+        // effective mass `K_d`; RATTLE's springs take theirs with their exact rows below.
+        let swept_spring = !s.stiff && !T::VELOCITY_ONLY && !T::HAS_LIMITS && c.direct.is_none();
+        let k = match swept_spring.then(|| Self::damper_spin_at(e, c, &e.jacobian, poses)) {
+            Some(Some(spin)) => {
+                c.damper_spin = Some(spin);
+                spin.damper_mass(&k)
+            }
+            _ => k,
+        };
         let limit: [bool; D] =
             std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
         e.limited = T::HAS_LIMITS && limit.iter().any(|&l| l);
@@ -291,7 +301,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.impulse_scale[1][i] = relax.impulse_scale;
         }
         c.clamp_force = clamp_force;
-        e.force_checked = clamp_force || s.break_under_force;
+        e.reads_cold = clamp_force || s.break_under_force || c.damper_spin.is_some();
         e.max_impulse = s.max_force * substep.span;
 
         // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
@@ -418,7 +428,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let row = rows[i].map(|entries| entries.map(|j| j * e.weight(i)));
             let moving = Self::kinematic_share(e, slot, &row, velocities);
             let row = match spin {
-                Some(spin) => spin.damper_row(i, &row),
+                Some(spin) => spin.damper_row(i, &row, e.weight(i)),
                 None => row.map(|entries| entries.map(f64::from)),
             };
             (row, moving)
@@ -534,6 +544,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(&slot_poses);
         e.rebase(c, jacobian);
+        if c.damper_spin.is_some() {
+            c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+        }
     }
 
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
@@ -547,7 +560,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     pub(super) fn refresh_entry(
         e: &mut Entry<T, D, B>,
-        c: &ColdEntry<D, B>,
+        c: &mut ColdEntry<D, B>,
         substep: &Substep,
         poses: &[Pose],
         jacobian_current: bool,
@@ -562,6 +575,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         if !jacobian_current {
             e.jacobian = e.constraint.jacobian(slot_poses);
+            if c.damper_spin.is_some() {
+                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+            }
         }
         if e.stiff {
             let rate = substep.joint_softness.bias_rate;
@@ -755,7 +771,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             Self::solve_entry(e, c, pass, velocities);
         }
         if last && (e.solving || c.broken.is_some()) {
-            e.accumulate();
+            e.accumulate(c);
         }
     }
 
@@ -775,9 +791,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // scales), applied through the constraint's own `apply_impulse`: its compact
         // Jacobian makes that cheaper than any `M⁻¹Jᵀ` kept per row.
         let old = e.impulse;
-        let v = e
+        let mut v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
+        if e.reads_cold
+            && let Some(spin) = &c.damper_spin
+        {
+            spin.remove_rigid_rate(&mut v, &e.bodies, velocities);
+        }
         let rhs: [f32; D] = std::array::from_fn(|i| e.weight(i) * v[i] + e.bias[pass][i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         let mut delta = [0.0; D];

@@ -65,7 +65,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if !new.iter().sum::<f32>().is_finite() {
             return;
         }
-        if e.force_checked {
+        if e.reads_cold {
             if e.breaks_under(c, &new) {
                 // `e.impulse` keeps what was applied before the break.
                 e.solving = false;
@@ -78,7 +78,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         let delta: [f32; D] = std::array::from_fn(|i| e.weight(i) * delta[i]);
         e.impulse = new;
-        e.apply(&delta, velocities);
+        if e.reads_cold {
+            e.apply_damped(c, &delta, velocities);
+        } else {
+            e.apply(&delta, velocities);
+        }
     }
 
     /// Checks `new` against the force limits, clamps it, stores it and applies the
