@@ -674,9 +674,17 @@ fn a_space_is_send_and_sync() {
 /// correction spun the body by 1,324 rad (the case `guarantees_proptest` found at 16,384
 /// cases once limits joined the exact solve). A projection turns a body by at most a
 /// quarter turn: the body settles within a half turn, where the spring and the limit
-/// balance.
+/// balance. Without the soft angle joint the island steps by RATTLE, whose limit
+/// corrections are impulses: a correction that cannot bring the limit nearer its bound is
+/// taken back, where it had spun the body at 33,000 rad/s and turned it by 1,200 rad.
 #[test]
 fn a_limit_contradicting_a_pivot_does_not_spin_the_body() {
+    for with_spring in [true, false] {
+        contradicting_limit(with_spring);
+    }
+}
+
+fn contradicting_limit(with_spring: bool) {
     let mut space = Space::new();
     space.gravity = Vec2::new(0.0, -10.0);
     let ground = space.add_body(Body::static_body()).unwrap();
@@ -701,12 +709,14 @@ fn a_limit_contradicting_a_pivot_does_not_spin_the_body() {
             },
         )
         .unwrap();
-    space
-        .add_constraint_with(
-            AngleJoint::new(ground, body, 0.0, 0.0),
-            ConstraintSettings::soft(2.0, 0.5),
-        )
-        .unwrap();
+    if with_spring {
+        space
+            .add_constraint_with(
+                AngleJoint::new(ground, body, 0.0, 0.0),
+                ConstraintSettings::soft(2.0, 0.5),
+            )
+            .unwrap();
+    }
     space
         .add_constraint(DistanceJoint::new(
             body,
@@ -726,7 +736,7 @@ fn a_limit_contradicting_a_pivot_does_not_spin_the_body() {
     }
     let b = space.body(body).unwrap();
     println!(
-        "contradicting limit: largest turn {most:.3} rad, final {:.3} rad at {:.3} rad/s",
+        "contradicting limit (soft angle joint: {with_spring}): largest turn {most:.3} rad, final {:.3} rad at {:.3} rad/s",
         b.angle(),
         b.angular_velocity()
     );
