@@ -5,7 +5,10 @@
 
 #![allow(dead_code)]
 
-use nape::{AngleJoint, Body, BodyHandle, ConstraintSettings, MotorJoint, PivotJoint, Space, Vec2};
+use nape::{
+    AngleJoint, Body, BodyHandle, ConstraintSettings, DistanceJoint, MotorJoint, PivotJoint, Space,
+    Vec2,
+};
 
 #[path = "chain_reference.rs"]
 mod chain_reference;
@@ -283,10 +286,10 @@ pub fn spinning_loop(settings: ConstraintSettings) -> (Space, Vec<BodyHandle>) {
 pub type PairJoint = fn(&mut Space, &[BodyHandle]);
 
 /// [`spinning_pair`] with its pivot soft (2 Hz and 10 Hz undamped; 5 Hz at ζ = 0.5, 2 and
-/// 10 Hz at ζ = 1), with an angle limit it strikes,
+/// 10 Hz at ζ = 1), with a soft distance limit and a soft angle limit beside it, with an angle limit it strikes,
 /// and with a motor between the links (its torque unbounded, and bounded): no external
 /// force or torque in any.
-pub fn pair_variants() -> [(&'static str, PairJoint); 8] {
+pub fn pair_variants() -> [(&'static str, PairJoint); 10] {
     fn soft_pivot(space: &mut Space, b: &[BodyHandle], hertz: f32, zeta: f32) {
         let pin = space.constraints().next().unwrap().id;
         space.remove_constraint_id(pin).unwrap();
@@ -309,6 +312,17 @@ pub fn pair_variants() -> [(&'static str, PairJoint); 8] {
         }),
         ("soft pivot 10 Hz, ζ = 1", |space, b| {
             soft_pivot(space, b, 10.0, 1.0)
+        }),
+        // Soft limits: springs that push only past their bounds.
+        ("soft distance 0.5–0.9 m, 2 Hz, ζ = 0.2", |space, b| {
+            let distance = DistanceJoint::new(b[0], b[1], Vec2::ZERO, Vec2::ZERO, 0.5, 0.9);
+            let soft = ConstraintSettings::soft(2.0, 0.2);
+            space.add_constraint_with(distance, soft).unwrap();
+        }),
+        ("soft angle limit ±0.5, 3 Hz, ζ = 0.7", |space, b| {
+            let angle = AngleJoint::new(b[0], b[1], -0.5, 0.5);
+            let soft = ConstraintSettings::soft(3.0, 0.7);
+            space.add_constraint_with(angle, soft).unwrap();
         }),
         ("angle limit ±0.5", |space, b| {
             space

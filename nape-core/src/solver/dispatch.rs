@@ -199,8 +199,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             // clamped impulse is bounded in each substep by the time it stands for
             // (`Substep::span`), and an error is measured for breaking at the step's start
             // as on any step.
+            // (A NaN frequency is none.)
             let has_frequency = s.frequency > 0.0;
-            let linear_spring = !s.stiff && (T::HAS_LIMITS || !has_frequency);
+            let linear_spring = !s.stiff && !has_frequency;
             if linear_spring {
                 plain[direct.island(&slot)] = false;
             }
@@ -411,7 +412,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && !T::VELOCITY_ONLY
             {
                 let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-                let error = e.constraint.position_error(&slot_poses);
+                let error = Self::spring_error(e, &e.constraint.position_error(&slot_poses));
                 let (spring, bias) = verlet_spring(&c.settings, &error, kick);
                 let gamma = spring.relative_compliance();
                 // The solve that follows finds `Δλ` from `(K + γ₀k̄)Δλ = −(Jv + b) − γ₀k̄λ`

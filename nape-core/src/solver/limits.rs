@@ -79,6 +79,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 along.min(around)
             })
             .fold(1.0f32, f32::min);
+        if as_impulse.is_some() && scale < 1.0 {
+            return None;
+        }
         let delta = delta.map(|x| x * scale);
         for d in &mut scratch {
             *d = Velocity {

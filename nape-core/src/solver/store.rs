@@ -376,6 +376,29 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
+    /// A spring's error at `position` for its rows as prepared (their weights): past its
+    /// bound for a limit row (0 once back inside: a soft limit pulls only from outside),
+    /// from its value for an equality row.
+    pub(super) fn spring_error(e: &Entry<T, D, B>, position: &[f32; D]) -> [f32; D] {
+        if !T::HAS_LIMITS {
+            return *position;
+        }
+        let bounds = e.constraint.bounds();
+        std::array::from_fn(|i| {
+            let Bounds { min, max } = bounds[i];
+            let error = if min == max {
+                position[i] - min
+            } else if e.weights[i] > 0.0 {
+                (position[i] - max).max(0.0)
+            } else if e.weights[i] < 0.0 {
+                (min - position[i]).max(0.0)
+            } else {
+                0.0
+            };
+            if error.is_finite() { error } else { 0.0 }
+        })
+    }
+
     /// A RATTLE spring's [`RigidSpin`] for its rows `jacobian` at `poses` (its damper's
     /// rows `J_d`), or `None` where its bodies' angular momentum is not theirs to keep.
     pub(super) fn damper_spin_at(

@@ -29,8 +29,8 @@ pub(crate) struct IslandState {
     pub(crate) island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
     pub(crate) errors_last: Vec<f32>,
-    /// Whether each island steps by RATTLE: no spring with bounds or without a frequency
-    /// in it (see `Solver::mark_plain_islands`).
+    /// Whether each island steps by RATTLE: no spring without a frequency in it (see
+    /// `Solver::mark_plain_islands`).
     pub(crate) island_plain: Vec<bool>,
     /// Whether each island does not rest (see `choose_exact_substeps`; every island, with
     /// fixed substeps).
@@ -60,8 +60,9 @@ pub(crate) struct IslandState {
 
 impl Solver {
     /// Flags in `island_plain` the acyclic islands RATTLE steps: those of stiff joints,
-    /// limits, motors, force limits, breaking and unbounded springs, without a spring
-    /// that has bounds or no frequency (those keep the linearly implicit step).
+    /// limits, motors, force limits, breaking and springs (with bounds or without),
+    /// without a spring that has no frequency (settings not validated: those keep the
+    /// linearly implicit step).
     pub(super) fn mark_plain_islands(&mut self, stores: &mut Stores) {
         self.islands.island_plain.clear();
         self.islands
