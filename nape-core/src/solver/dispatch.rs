@@ -116,7 +116,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     continue;
                 }
                 if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses, false) {
-                    Self::warm_start(e, c, velocities);
+                    Self::warm_start(e, velocities);
                     continue;
                 }
             }
@@ -181,7 +181,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
-            Self::warm_start(e, c, velocities);
+            if c.direct.is_some() {
+                Self::warm_start_exact(e, c, velocities);
+            } else {
+                Self::warm_start(e, velocities);
+            }
         }
     }
 
@@ -376,7 +380,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             };
             let compliance = c.direct_compliance + damping[direct.island(&slot)];
             let spin = c
-                .damper_spin
+                .spin()
                 .and_then(|_| Self::damper_spin_at(e, c, &jacobian, poses));
             Self::write_direct_rows(
                 e,
@@ -422,8 +426,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 e.bias[1] = std::array::from_fn(|i| bias[i] - gamma * mean * e.impulse[i]);
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma);
             }
-            if c.damper_spin.is_some() {
-                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+            if c.spin().is_some() {
+                c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
             }
             Self::write_direct_rows(
                 e,
@@ -431,7 +435,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
-                c.damper_spin.as_ref(),
+                c.spin(),
                 velocities,
                 direct,
             );
@@ -578,7 +582,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
-                c.damper_spin.as_ref(),
+                c.spin(),
                 velocities,
                 direct,
             );
@@ -658,7 +662,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 // `J` is already at these poses (`relinearize_swept_entry`).
                 if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
                     e.refresh = Refresh::Ready;
-                    Self::warm_start(e, c, ahead.warm_starts);
+                    Self::warm_start(e, ahead.warm_starts);
                     continue;
                 }
                 // Its full preparation decides (the refresh is tried again there).
@@ -698,7 +702,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if c.direct.is_some() {
                     e.accumulate_direct(c);
                 } else {
-                    e.accumulate(c);
+                    e.accumulate();
                 }
             }
         }

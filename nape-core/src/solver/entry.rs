@@ -34,7 +34,7 @@ pub(crate) struct Entry<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// decided from this line of the entry alone (see [`Refresh`]).
     pub(super) refresh: Refresh,
     /// Whether an update reads the [`ColdEntry`]: `clamp_force` or `break_under_force`
-    /// (it checks the length of the impulse), or a swept spring's `damper_spin`. A flag
+    /// (it checks the length of the impulse), or a RATTLE spring's `damper_spin`. A flag
     /// here, so that the sweep reads no more of the others.
     pub(super) reads_cold: bool,
     /// Whether any active row is an inequality.
@@ -90,7 +90,11 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// A spring's rigid spin (RATTLE's and the sweeps'): its damper's rows are
     /// `J_d = J − g wᵀ`, which keep its bodies' angular momentum ([`RigidSpin`]); taken
     /// with `J` (the entry's `jacobian`).
-    pub(super) damper_spin: Option<RigidSpin<D, B>>,
+    /// Boxed, and kept once made (`spin_on` says whether it holds this substep): the cold
+    /// entry of every constraint stays as small as without it (a 100 × 100 joint grid,
+    /// which has no spring, stepped a quarter slower with it inline).
+    damper_spin: Option<Box<RigidSpin<D, B>>>,
+    spin_on: bool,
     /// Rows handed to the exact solve this substep.
     pub(super) direct_rows: [bool; D],
     /// Rows clamped to push only: inequalities, violated or speculative.
@@ -110,6 +114,30 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// and that factor was kept for the next step ([`direct::Carry`]): what a rebuilt
     /// system restores the factor from.
     pub(super) carried: bool,
+}
+
+impl<const D: usize, const B: usize> ColdEntry<D, B> {
+    /// The spring's rigid spin this substep, if it has one.
+    #[inline]
+    pub(super) fn spin(&self) -> Option<&RigidSpin<D, B>> {
+        if self.spin_on {
+            self.damper_spin.as_deref()
+        } else {
+            None
+        }
+    }
+
+    /// Sets (or, with `None`, drops) the rigid spin; the box is made once and reused, so
+    /// a warmed-up step allocates nothing.
+    pub(super) fn set_spin(&mut self, spin: Option<RigidSpin<D, B>>) {
+        self.spin_on = spin.is_some();
+        if let Some(spin) = spin {
+            match &mut self.damper_spin {
+                Some(kept) => **kept = spin,
+                None => self.damper_spin = Some(Box::new(spin)),
+            }
+        }
+    }
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
@@ -192,15 +220,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// Adds this substep's impulse to the step's totals: `w∘λ'` and, per slot, `Jᵀ(w∘λ')`
     /// with this substep's `J`.
     #[inline]
-    pub(super) fn accumulate(&mut self, cold: &ColdEntry<D, B>) {
+    pub(super) fn accumulate(&mut self) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
         self.count_body_impulse(&impulse);
-        if self.reads_cold {
-            self.count_counter_spin(cold, &impulse);
-        }
     }
 
     /// [`accumulate`](Self::accumulate) for an entry of the exact solve, whose rows may
@@ -233,7 +258,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// What a RATTLE spring's damper rows add to `Jᵀ·impulse` (`J_d = J − g wᵀ`: its
     /// [`RigidSpin`]) in the step's body impulses; its slots hold distinct bodies.
     fn count_counter_spin(&mut self, cold: &ColdEntry<D, B>, impulse: &[f32; D]) {
-        if let Some(spin) = &cold.damper_spin {
+        if let Some(spin) = cold.spin() {
             spin.add_counter_impulse(impulse, &mut self.step_body_impulse);
         }
     }
@@ -247,7 +272,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         velocities: &mut [Velocity],
     ) {
         self.apply(impulse, velocities);
-        if let Some(spin) = &cold.damper_spin {
+        if let Some(spin) = cold.spin() {
             spin.counter_spin(impulse, &self.bodies, velocities);
         }
     }
@@ -435,6 +460,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         direct_compliance: STIFF_COMPLIANCE,
         spring_compliance: 0.0,
         damper_spin: None,
+        spin_on: false,
         in_run: true,
         sweep: false,
         rebased_impulse: [0.0; D],

@@ -105,29 +105,6 @@ impl<const D: usize, const B: usize> RigidSpin<D, B> {
         })
     }
 
-    /// `J v` made `J_d v = J v − g (w·v)`: the velocity error without the bodies' mean
-    /// spin `w·v` (their angular momentum about their centre of mass over `Σ I`).
-    pub(crate) fn remove_rigid_rate(
-        &self,
-        rates: &mut [f32; D],
-        bodies: &[usize; B],
-        velocities: &[Velocity],
-    ) {
-        let spin: f64 = bodies
-            .iter()
-            .zip(&self.weight)
-            .map(|(&b, w)| {
-                let v = velocities[b];
-                w[0] * f64::from(v.linear.x)
-                    + w[1] * f64::from(v.linear.y)
-                    + w[2] * f64::from(v.angular)
-            })
-            .sum();
-        for (rate, g) in rates.iter_mut().zip(&self.rates) {
-            *rate = (f64::from(*rate) - g * spin) as f32;
-        }
-    }
-
     /// `gᵀλ`: the angular momentum `Jᵀλ` gives the bodies, which `J_dᵀλ` takes back.
     fn turn(&self, impulse: &[f32; D]) -> f64 {
         self.rates

@@ -147,7 +147,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.refresh = Refresh::Full;
         e.solving = false;
         c.direct_rows = [false; D];
-        c.damper_spin = None;
+        c.set_spin(None);
         if !c.settings.active || c.broken.is_some() {
             // Applies nothing: nothing to report, nothing to warm start from.
             e.idle();
@@ -222,16 +222,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         let (k, active) = weighted(&k, &w);
-        // A swept spring's damper takes off its bodies' rigid spin (`RigidSpin`), its
-        // effective mass `K_d`; RATTLE's springs take theirs with their exact rows below.
-        let swept_spring = !s.stiff && !T::VELOCITY_ONLY && !T::HAS_LIMITS && c.direct.is_none();
-        let k = match swept_spring.then(|| Self::damper_spin_at(e, c, &e.jacobian, poses)) {
-            Some(Some(spin)) => {
-                c.damper_spin = Some(spin);
-                spin.damper_mass(&k)
-            }
-            _ => k,
-        };
         let limit: [bool; D] =
             std::array::from_fn(|i| active[i] && (inequality[i] || speculative[i]));
         e.limited = T::HAS_LIMITS && limit.iter().any(|&l| l);
@@ -301,7 +291,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.impulse_scale[1][i] = relax.impulse_scale;
         }
         c.clamp_force = clamp_force;
-        e.reads_cold = clamp_force || s.break_under_force || c.damper_spin.is_some();
+        e.reads_cold = clamp_force || s.break_under_force;
         e.max_impulse = s.max_force * substep.span;
 
         // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
@@ -326,7 +316,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
             if spring.is_some() && substep.rattle {
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma0);
-                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+                c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
+                e.reads_cold |= c.spin().is_some();
             } else {
                 (c.direct_compliance, c.spring_compliance) = (gamma0, 0.0);
             }
@@ -369,7 +360,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 &e.jacobian,
                 &k,
                 c.direct_compliance,
-                c.damper_spin.as_ref(),
+                c.spin(),
                 velocities,
                 direct,
             );
@@ -401,6 +392,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// A RATTLE spring's [`RigidSpin`] for its rows `jacobian` at `poses` (its damper's
     /// rows `J_d`), or `None` where its bodies' angular momentum is not theirs to keep.
+    // Out of line, so that `prepare_entry`, which every constraint takes, stays as small.
+    #[cold]
+    #[inline(never)]
     pub(super) fn damper_spin_at(
         e: &Entry<T, D, B>,
         c: &ColdEntry<D, B>,
@@ -567,9 +561,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(&slot_poses);
         e.rebase(c, jacobian);
-        if c.damper_spin.is_some() {
-            c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
-        }
     }
 
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
@@ -583,7 +574,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     pub(super) fn refresh_entry(
         e: &mut Entry<T, D, B>,
-        c: &mut ColdEntry<D, B>,
+        c: &ColdEntry<D, B>,
         substep: &Substep,
         poses: &[Pose],
         jacobian_current: bool,
@@ -598,9 +589,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         if !jacobian_current {
             e.jacobian = e.constraint.jacobian(slot_poses);
-            if c.damper_spin.is_some() {
-                c.damper_spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
-            }
         }
         if e.stiff {
             let rate = substep.joint_softness.bias_rate;
@@ -774,9 +762,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// Applies the entry's rescaled impulse of the last substep (its warm start).
     #[inline]
-    pub(super) fn warm_start(e: &Entry<T, D, B>, c: &ColdEntry<D, B>, velocities: &mut [Velocity]) {
+    pub(super) fn warm_start(e: &Entry<T, D, B>, velocities: &mut [Velocity]) {
         if e.solving && e.impulse.iter().any(|&x| x != 0.0) {
-            e.apply_damped(c, &e.weighted_impulse(), velocities);
+            e.apply(&e.weighted_impulse(), velocities);
+        }
+    }
+
+    /// [`warm_start`](Self::warm_start) of an entry of the exact solve: a RATTLE spring's
+    /// through its damper's rows (its counter-spin).
+    #[inline]
+    pub(super) fn warm_start_exact(
+        e: &Entry<T, D, B>,
+        c: &ColdEntry<D, B>,
+        velocities: &mut [Velocity],
+    ) {
+        Self::warm_start(e, velocities);
+        if e.solving
+            && let Some(spin) = c.spin()
+        {
+            spin.counter_spin(&e.weighted_impulse(), &e.bodies, velocities);
         }
     }
 
@@ -794,7 +798,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             Self::solve_entry(e, c, pass, velocities);
         }
         if last && (e.solving || c.broken.is_some()) {
-            e.accumulate(c);
+            e.accumulate();
         }
     }
 
@@ -814,14 +818,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // scales), applied through the constraint's own `apply_impulse`: its compact
         // Jacobian makes that cheaper than any `M⁻¹Jᵀ` kept per row.
         let old = e.impulse;
-        let mut v = e
+        let v = e
             .constraint
             .velocity_error(&e.jacobian, &e.bodies, velocities);
-        if e.reads_cold
-            && let Some(spin) = &c.damper_spin
-        {
-            spin.remove_rigid_rate(&mut v, &e.bodies, velocities);
-        }
         let rhs: [f32; D] = std::array::from_fn(|i| e.weight(i) * v[i] + e.bias[pass][i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         let mut delta = [0.0; D];

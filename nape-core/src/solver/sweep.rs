@@ -78,11 +78,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
         let delta: [f32; D] = std::array::from_fn(|i| e.weight(i) * delta[i]);
         e.impulse = new;
-        if e.reads_cold {
-            e.apply_damped(c, &delta, velocities);
-        } else {
-            e.apply(&delta, velocities);
-        }
+        e.apply(&delta, velocities);
     }
 
     /// Checks `new` against the force limits, clamps it, stores it and applies the
