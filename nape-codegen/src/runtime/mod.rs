@@ -8,6 +8,8 @@
 //! [`MAX_TOKENS`], [`MAX_NESTING`]).
 
 mod nape_dsl;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+mod native;
 mod tape;
 
 use std::ops::Range;
@@ -23,6 +25,8 @@ use crate::model::{self, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};
 use tape::TapeBuilder;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+pub use native::{NativeTape, PoseRecord};
 pub use tape::{Axis, Input, Tape, TapeError};
 
 /// The longest source accepted.
