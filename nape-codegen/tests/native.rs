@@ -36,7 +36,8 @@ const MIXED: &str = "#[constraint(position = Vec2::new(
 ))]
 struct Mixed { body1: BodyHandle, body2: BodyHandle, p0: f32, v0: Vec2 }";
 
-const PULLEY: &str = "#[constraint(position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length()
+const PULLEY: &str =
+    "#[constraint(position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length()
     + ratio * (body4.world_point(anchor4) - body3.world_point(anchor3)).length())]
 struct Pulley { body1: BodyHandle, body2: BodyHandle, body3: BodyHandle, body4: BodyHandle,
     anchor1: Vec2, anchor2: Vec2, anchor3: Vec2, anchor4: Vec2, ratio: f32 }";
@@ -53,7 +54,13 @@ impl Random {
 }
 
 /// The interpreter's value of `input` at these arguments.
-fn value(input: Input, poses: &[Record], scalars: &[f32], vectors: &[[f32; 2]], forces: &[f32]) -> f32 {
+fn value(
+    input: Input,
+    poses: &[Record],
+    scalars: &[f32],
+    vectors: &[[f32; 2]],
+    forces: &[f32],
+) -> f32 {
     use nape_codegen::runtime::Axis;
     let pose = |s: u8| &poses[usize::from(s)];
     match input {
@@ -103,9 +110,20 @@ fn agree(program: &Program, tape: &Tape, split: usize) {
             &mut rest,
         );
         let (mut native_out, mut native_rest) = (vec![0.0; split], vec![0.0; rest.len()]);
-        assert!(native.run(&poses, &scalars, &vectors, &forces, &mut native_out, &mut native_rest));
+        assert!(native.run(
+            &poses,
+            &scalars,
+            &vectors,
+            &forces,
+            &mut native_out,
+            &mut native_rest
+        ));
         let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&out), bits(&native_out), "case {case}: {out:?} vs {native_out:?}");
+        assert_eq!(
+            bits(&out),
+            bits(&native_out),
+            "case {case}: {out:?} vs {native_out:?}"
+        );
         assert_eq!(bits(&rest), bits(&native_rest), "case {case}");
     }
     // Too short an argument: nothing runs, the caller interprets.

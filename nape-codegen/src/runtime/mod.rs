@@ -24,9 +24,9 @@ pub use crate::model::Comparison as Check;
 use crate::model::{self, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};
-use tape::TapeBuilder;
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
-pub use native::{NativeTape, PoseRecord};
+pub use native::{NativeMass, NativeTape, PoseRecord};
+use tape::TapeBuilder;
 pub use tape::{Axis, Input, Tape, TapeError};
 
 /// The longest source accepted.

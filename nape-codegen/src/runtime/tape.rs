@@ -128,6 +128,15 @@ impl Tape {
         &self.outputs
     }
 
+    /// Output `k`'s value if it is a constant of the tape (a structural zero or one of
+    /// `J`, say).
+    pub(super) fn constant_output(&self, k: usize) -> Option<f32> {
+        let register = usize::from(*self.outputs.get(k)?);
+        register
+            .checked_sub(self.inputs.len())
+            .and_then(|c| self.constants.get(c).copied())
+    }
+
     /// Evaluates the tape with the inputs `value_of` gives, writing the outputs to `out`
     /// and, once it is full, to `rest` (outputs beyond both are dropped). No allocation
     /// unless the tape needs more than 64 registers (then once per thread, growing a

@@ -65,7 +65,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
     }
 
     /// Runs one of the tapes that read poses: compiled where it is, else interpreted.
-    #[inline]
+    #[inline(always)]
     fn run(
         &self,
         tape: PoseTape,
@@ -74,13 +74,13 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         out: &mut [f32],
         rest: &mut [f32],
     ) {
-        let compiled = &*self.compiled;
         #[cfg(all(feature = "jit", target_arch = "x86_64"))]
         {
+            let natives = &self.compiled.native;
             let native = match tape {
-                PoseTape::Position => &compiled.native.position,
-                PoseTape::Jacobian => &compiled.native.jacobian,
-                PoseTape::Stiffness => &compiled.native.stiffness,
+                PoseTape::Position => &natives.position,
+                PoseTape::Jacobian => &natives.jacobian,
+                PoseTape::Stiffness => &natives.stiffness,
             };
             if let Some(native) = native
                 && native.run(poses, &self.scalars, &self.vectors, force, out, rest)
@@ -88,7 +88,21 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
                 return;
             }
         }
-        let program = &compiled.program;
+        self.interpret(tape, poses, force, out, rest);
+    }
+
+    /// [`run`](Self::run) through the interpreter: kept out of line, so that the compiled
+    /// path inlines into its caller without the interpreter's stack frame.
+    #[inline(never)]
+    fn interpret(
+        &self,
+        tape: PoseTape,
+        poses: &[Pose; BODIES],
+        force: &[f32; DIM],
+        out: &mut [f32],
+        rest: &mut [f32],
+    ) {
+        let program = &self.compiled.program;
         let tape = match tape {
             PoseTape::Position => &program.position,
             PoseTape::Jacobian => &program.jacobian,
@@ -215,6 +229,17 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
         inverse_masses: &[InverseMass; BODIES],
         shared: SharedSlots,
     ) -> [[f32; DIM]; DIM] {
+        #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+        if shared.is_empty()
+            && let Some(native) = &self.compiled.native.mass
+        {
+            let masses = inverse_masses.map(|m| [m.mass, m.inertia]);
+            let mut k = [[0.0; DIM]; DIM];
+            let rows = jacobian.rows.as_flattened().as_flattened();
+            if native.run(rows, &masses, k.as_flattened_mut()) {
+                return k;
+            }
+        }
         let rows = &jacobian.rows;
         // J_a M⁻¹ J_bᵀ for the slots' entries `a` and `b` of one body.
         let weighted = |a: &[f32; 3], b: &[f32; 3], m: &InverseMass| {

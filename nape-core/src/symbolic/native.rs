@@ -1,7 +1,7 @@
 //! The tapes of a [`Compiled`](super::Compiled) text as machine code (feature `jit`,
 //! x86-64): what the interpreter computes, without its dispatch per operation.
 
-use nape_codegen::runtime::{NativeTape, PoseRecord, Program};
+use nape_codegen::runtime::{NativeMass, NativeTape, PoseRecord, Program};
 
 use crate::types::Pose;
 
@@ -21,6 +21,8 @@ pub(super) struct Natives {
     pub(super) position: Option<NativeTape<Pose>>,
     pub(super) jacobian: Option<NativeTape<Pose>>,
     pub(super) stiffness: Option<NativeTape<Pose>>,
+    /// `K` for slots on distinct bodies.
+    pub(super) mass: Option<NativeMass>,
 }
 
 impl Natives {
@@ -30,6 +32,7 @@ impl Natives {
             position: NativeTape::compile(&program.position, program.dim),
             jacobian: NativeTape::compile(&program.jacobian, entries),
             stiffness: NativeTape::compile(&program.stiffness, 2 * program.bodies.len()),
+            mass: NativeMass::compile(&program.jacobian, program.dim, program.bodies.len()),
         }
     }
 }

@@ -8,14 +8,19 @@
 //! contraction, and every function the interpreter calls (`sin`, the guarded `ln`,
 //! `min`, …) is called here too, through its address.
 
+mod mass;
+
 use std::marker::PhantomData;
 
 use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
+    AbiParam, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value,
+    types,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, control::ControlPlane};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+pub use mass::NativeMass;
 
 use super::tape::{self, Op, Tape};
 use super::{Axis, Input};
@@ -50,14 +55,13 @@ struct Needs {
 
 /// The compiled function: poses, scalars, vectors (`[x, y]` pairs), forces, the first
 /// outputs, the rest of the outputs.
-type Entry = unsafe extern "C" fn(*const u8, *const f32, *const f32, *const f32, *mut f32, *mut f32);
+type Entry =
+    unsafe extern "C" fn(*const u8, *const f32, *const f32, *const f32, *mut f32, *mut f32);
 
 /// A [`Tape`] compiled to machine code for poses kept as `P`. Velocities are no input of
 /// the tapes it serves: they read as 0.
 pub struct NativeTape<P> {
-    /// Keeps the code mapped while `entry` may be called.
-    _code: memmap2::Mmap,
-    entry: Entry,
+    code: Code,
     needs: Needs,
     /// Outputs written to the first output slice; the others go to the second.
     split: usize,
@@ -81,20 +85,10 @@ impl<P: PoseRecord> NativeTape<P> {
     /// refuses the function (the caller then interprets the tape).
     #[must_use]
     pub fn compile(tape: &Tape, split: usize) -> Option<Self> {
-        let needs = needs(tape);
-        let bytes = machine_code::<P>(tape, split)?;
-        let mut map = memmap2::MmapMut::map_anon(bytes.len()).ok()?;
-        map.copy_from_slice(&bytes);
-        let code = map.make_exec().ok()?;
-        // SAFETY: `code` holds a whole function compiled (with no relocations left to
-        // apply) for the host's default calling convention, which is `extern "C"`'s, with
-        // the signature `Entry` spells: six pointer-sized arguments, no result. The mapping
-        // lives as long as `self`, the only holder of the pointer.
-        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code.as_ptr()) };
+        let code = Code::build(|b, arguments| tape_body::<P>(b, arguments, tape, split))?;
         Some(Self {
-            _code: code,
-            entry,
-            needs,
+            code,
+            needs: needs(tape),
             split: split.min(tape.outputs()),
             outputs: tape.outputs(),
             pose: PhantomData,
@@ -130,7 +124,7 @@ impl<P: PoseRecord> NativeTape<P> {
         // above cover; it writes `split` values to `out` and the rest to `rest`, both
         // checked long enough. It keeps no pointer past the call.
         unsafe {
-            (self.entry)(
+            (self.code.entry)(
                 poses.as_ptr().cast(),
                 scalars.as_ptr(),
                 vectors.as_ptr().cast(),
@@ -248,33 +242,113 @@ fn binary(op: Op) -> Option<(Binary, u16, u16)> {
     Some(function)
 }
 
-/// The machine code of `tape`'s function (see [`Entry`]), if the host can have it.
-fn machine_code<P: PoseRecord>(tape: &Tape, split: usize) -> Option<Vec<u8>> {
-    let mut flags = settings::builder();
-    flags.set("opt_level", "speed").ok()?;
-    let isa = cranelift_native::builder()
-        .ok()?
-        .finish(settings::Flags::new(flags))
-        .ok()?;
-    let pointer = isa.pointer_type();
-    let mut signature = Signature::new(isa.default_call_conv());
-    signature.params = vec![AbiParam::new(pointer); 6];
-    let mut unary_signature = Signature::new(isa.default_call_conv());
+/// Stores `values` from `destination` on, four or two at a time where it can: the caller
+/// reads the outputs back at once, and a wide load of several narrow stores waits for
+/// them to retire (a store-forwarding stall, which made the pivot's prepare take twice as
+/// long).
+fn store_all(b: &mut FunctionBuilder<'_>, values: &[Value], destination: Value) -> Option<()> {
+    // Only element alignment is known.
+    let memory = MemFlagsData::new().with_notrap();
+    let mut at = 0;
+    for chunk in values.chunks(4) {
+        let offset = i32::try_from(4 * at).ok()?;
+        at += chunk.len();
+        match *chunk {
+            [x, y, z, w] => {
+                let mut vector = b.ins().scalar_to_vector(types::F32X4, x);
+                for (lane, value) in [(1, y), (2, z), (3, w)] {
+                    vector = b.ins().insertlane(vector, value, lane);
+                }
+                b.ins().store(memory, vector, destination, offset);
+            }
+            [x, y, ..] => {
+                // The pair as the low half of a vector, stored as one `f64`.
+                let vector = b.ins().scalar_to_vector(types::F32X4, x);
+                let vector = b.ins().insertlane(vector, y, 1);
+                let little = MemFlagsData::new().with_endianness(Endianness::Little);
+                let wide = b.ins().bitcast(types::F64X2, little, vector);
+                let pair = b.ins().extractlane(wide, 0);
+                b.ins().store(memory, pair, destination, offset);
+                if let [_, _, z] = *chunk {
+                    b.ins().store(memory, z, destination, offset + 8);
+                }
+            }
+            [x] => {
+                b.ins().store(memory, x, destination, offset);
+            }
+            [] => {}
+        }
+    }
+    Some(())
+}
+
+/// A compiled function (see [`Entry`]) and the memory that holds it.
+struct Code {
+    /// Keeps the code mapped while `entry` may be called.
+    _map: memmap2::Mmap,
+    entry: Entry,
+}
+
+impl Code {
+    /// Compiles the function `body` builds from the [`Entry`] arguments, if the host can
+    /// have it.
+    fn build(body: impl FnOnce(&mut FunctionBuilder<'_>, &[Value]) -> Option<()>) -> Option<Self> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").ok()?;
+        let isa = cranelift_native::builder()
+            .ok()?
+            .finish(settings::Flags::new(flags))
+            .ok()?;
+        let mut signature = Signature::new(isa.default_call_conv());
+        signature.params = vec![AbiParam::new(isa.pointer_type()); 6];
+        let mut function = Function::with_name_signature(UserFuncName::default(), signature);
+        let mut context = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut function, &mut context);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        b.seal_block(block);
+        let arguments = b.block_params(block).to_vec();
+        body(&mut b, &arguments)?;
+        b.ins().return_(&[]);
+        b.finalize(isa.frontend_config());
+
+        let mut context = Context::for_function(function);
+        let compiled = context.compile(&*isa, &mut ControlPlane::default()).ok()?;
+        // Code that needs relocating (a call by symbol) cannot be copied as it is.
+        if !compiled.buffer.relocs().is_empty() {
+            return None;
+        }
+        let bytes = compiled.code_buffer();
+        let mut map = memmap2::MmapMut::map_anon(bytes.len()).ok()?;
+        map.copy_from_slice(bytes);
+        let map = map.make_exec().ok()?;
+        // SAFETY: `map` holds a whole function compiled (with no relocations left to apply)
+        // for the host's default calling convention, which is `extern "C"`'s, with the
+        // signature `Entry` spells: six pointer-sized arguments, no result. The mapping
+        // lives as long as `self`, the only holder of the pointer.
+        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(map.as_ptr()) };
+        Some(Self { _map: map, entry })
+    }
+}
+
+/// The body of `tape`'s function: the tape's operations, its first `split` outputs stored
+/// to the fifth argument, the others to the sixth.
+fn tape_body<P: PoseRecord>(
+    b: &mut FunctionBuilder<'_>,
+    arguments: &[Value],
+    tape: &Tape,
+    split: usize,
+) -> Option<()> {
+    let call_conv = b.func.signature.call_conv;
+    let pointer = types::I64;
+    let mut unary_signature = Signature::new(call_conv);
     unary_signature.params.push(AbiParam::new(types::F32));
     unary_signature.returns.push(AbiParam::new(types::F32));
     let mut binary_signature = unary_signature.clone();
     binary_signature.params.push(AbiParam::new(types::F32));
-
-    let mut function = Function::with_name_signature(UserFuncName::default(), signature);
-    let mut context = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut function, &mut context);
     let unary_ref = b.import_signature(unary_signature);
     let binary_ref = b.import_signature(binary_signature);
-    let block = b.create_block();
-    b.append_block_params_for_function_params(block);
-    b.switch_to_block(block);
-    b.seal_block(block);
-    let arguments = b.block_params(block).to_vec();
     // The arguments are valid and aligned for what the tape reads (`NativeTape::run`).
     let memory = MemFlagsData::trusted();
     let offset32 = |offset: usize| i32::try_from(offset).ok();
@@ -322,28 +396,14 @@ fn machine_code<P: PoseRecord>(tape: &Tape, split: usize) -> Option<Vec<u8>> {
         };
         registers.push(value);
     }
-    for (k, &register) in tape.output_registers().iter().enumerate() {
-        let (argument, index) = if k < split {
-            (arguments[4], k)
-        } else {
-            (arguments[5], k - split)
-        };
-        b.ins().store(
-            memory,
-            registers[usize::from(register)],
-            argument,
-            offset32(4 * index)?,
-        );
+    let outputs: Vec<Value> = tape
+        .output_registers()
+        .iter()
+        .map(|&register| registers[usize::from(register)])
+        .collect();
+    let split = split.min(outputs.len());
+    for (values, destination) in [(&outputs[..split], 4), (&outputs[split..], 5)] {
+        store_all(b, values, arguments[destination])?;
     }
-    b.ins().return_(&[]);
-    b.finalize(isa.frontend_config());
-
-    let mut context = Context::for_function(function);
-    let compiled = context.compile(&*isa, &mut ControlPlane::default()).ok()?;
-    // Code that needs relocating (a call by symbol) cannot be copied as it is.
-    compiled
-        .buffer
-        .relocs()
-        .is_empty()
-        .then(|| compiled.code_buffer().to_vec())
+    Some(())
 }
