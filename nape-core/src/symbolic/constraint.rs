@@ -36,6 +36,18 @@ enum PoseTape {
     Stiffness,
 }
 
+impl PoseTape {
+    /// This tape's part of a set of three.
+    #[inline]
+    fn of<T>(self, [position, jacobian, stiffness]: [&T; 3]) -> &T {
+        match self {
+            PoseTape::Position => position,
+            PoseTape::Jacobian => jacobian,
+            PoseTape::Stiffness => stiffness,
+        }
+    }
+}
+
 impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, BODIES, K> {
     /// The value of a tape input at these poses (velocities and forces are not inputs of
     /// the tapes that read poses, except the stiffness's force).
@@ -77,11 +89,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         #[cfg(all(feature = "jit", target_arch = "x86_64"))]
         {
             let natives = &self.compiled.native;
-            let native = match tape {
-                PoseTape::Position => &natives.position,
-                PoseTape::Jacobian => &natives.jacobian,
-                PoseTape::Stiffness => &natives.stiffness,
-            };
+            let native = tape.of([&natives.position, &natives.jacobian, &natives.stiffness]);
             if let Some(native) = native
                 && native.run(poses, &self.scalars, &self.vectors, force, out, rest)
             {
@@ -103,11 +111,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         rest: &mut [f32],
     ) {
         let program = &self.compiled.program;
-        let tape = match tape {
-            PoseTape::Position => &program.position,
-            PoseTape::Jacobian => &program.jacobian,
-            PoseTape::Stiffness => &program.stiffness,
-        };
+        let tape = tape.of([&program.position, &program.jacobian, &program.stiffness]);
         tape.run(|input| self.input(input, poses, force), out, rest);
     }
 

@@ -2,7 +2,7 @@
 //! same order as [`Tape::run`], as straight-line code that reads its inputs where the
 //! caller keeps them. Interpreting a tape costs an indirect jump and bounds-checked
 //! operand reads per operation; the pivot's prepare took 17× the generated code's time
-//! interpreted, about 2× compiled (`docs/runtime.md`).
+//! interpreted, 2.4× compiled (`docs/runtime.md`).
 //!
 //! Results are the interpreter's bit for bit: the arithmetic is IEEE `f32` without
 //! contraction, and every function the interpreter calls (`sin`, the guarded `ln`,
@@ -177,35 +177,24 @@ type Binary = extern "C" fn(f32, f32) -> f32;
 
 /// The interpreter's functions of one or two values, callable from compiled code.
 fn unary(op: Op) -> Option<(Unary, u16)> {
-    extern "C" fn sin(x: f32) -> f32 {
-        x.sin()
+    macro_rules! callable {
+        ($($name:ident = $f:expr;)*) => {
+            $(extern "C" fn $name(x: f32) -> f32 {
+                $f(x)
+            })*
+        };
     }
-    extern "C" fn cos(x: f32) -> f32 {
-        x.cos()
-    }
-    extern "C" fn tan(x: f32) -> f32 {
-        x.tan()
-    }
-    extern "C" fn exp(x: f32) -> f32 {
-        x.exp()
-    }
-    extern "C" fn ln(x: f32) -> f32 {
-        tape::ln(x)
-    }
-    extern "C" fn asin(x: f32) -> f32 {
-        tape::asin(x)
-    }
-    extern "C" fn acos(x: f32) -> f32 {
-        tape::acos(x)
-    }
-    extern "C" fn safe_recip(x: f32) -> f32 {
-        tape::safe_recip(x)
-    }
-    extern "C" fn sign(x: f32) -> f32 {
-        tape::sign(x)
-    }
-    extern "C" fn step(x: f32) -> f32 {
-        tape::step(x)
+    callable! {
+        sin = f32::sin;
+        cos = f32::cos;
+        tan = f32::tan;
+        exp = f32::exp;
+        ln = tape::ln;
+        asin = tape::asin;
+        acos = tape::acos;
+        safe_recip = tape::safe_recip;
+        sign = tape::sign;
+        step = tape::step;
     }
     let function: (Unary, u16) = match op {
         Op::Sin(a) => (sin, a),
@@ -244,8 +233,7 @@ fn binary(op: Op) -> Option<(Binary, u16, u16)> {
 
 /// Stores `values` from `destination` on, four or two at a time where it can: the caller
 /// reads the outputs back at once, and a wide load of several narrow stores waits for
-/// them to retire (a store-forwarding stall, which made the pivot's prepare take twice as
-/// long).
+/// them to retire (a store-forwarding stall: the pivot's prepare took 1.7× as long).
 fn store_all(b: &mut FunctionBuilder<'_>, values: &[Value], destination: Value) -> Option<()> {
     // Only element alignment is known.
     let memory = MemFlagsData::new().with_notrap();
