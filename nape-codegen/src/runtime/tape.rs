@@ -116,18 +116,22 @@ impl Tape {
         self.inputs.len() + self.constants.len() + self.code.len()
     }
 
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
     pub(super) fn constants(&self) -> &[f32] {
         &self.constants
     }
 
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
     pub(super) fn code(&self) -> &[Op] {
         &self.code
     }
 
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
     pub(super) fn output_registers(&self) -> &[u16] {
         &self.outputs
     }
 
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
     /// Output `k`'s value if it is a constant of the tape (a structural zero or one of
     /// `J`, say).
     pub(super) fn constant_output(&self, k: usize) -> Option<f32> {
