@@ -8,6 +8,8 @@
 //! [`MAX_TOKENS`], [`MAX_NESTING`]).
 
 mod nape_dsl;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+mod native;
 mod tape;
 
 use std::ops::Range;
@@ -22,6 +24,8 @@ pub use crate::model::Comparison as Check;
 use crate::model::{self, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+pub use native::{NativeMass, NativeTape, PoseRecord};
 use tape::TapeBuilder;
 pub use tape::{Axis, Input, Tape, TapeError};
 

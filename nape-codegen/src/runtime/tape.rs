@@ -49,7 +49,7 @@ impl Axis {
 
 /// One operation: its destination register is its position among the computed ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Op {
+pub(super) enum Op {
     Add(u16, u16),
     Sub(u16, u16),
     Mul(u16, u16),
@@ -112,8 +112,33 @@ impl Tape {
         &self.inputs
     }
 
-    fn registers(&self) -> usize {
+    pub(super) fn registers(&self) -> usize {
         self.inputs.len() + self.constants.len() + self.code.len()
+    }
+
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+    pub(super) fn constants(&self) -> &[f32] {
+        &self.constants
+    }
+
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+    pub(super) fn code(&self) -> &[Op] {
+        &self.code
+    }
+
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+    pub(super) fn output_registers(&self) -> &[u16] {
+        &self.outputs
+    }
+
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+    /// Output `k`'s value if it is a constant of the tape (a structural zero or one of
+    /// `J`, say).
+    pub(super) fn constant_output(&self, k: usize) -> Option<f32> {
+        let register = usize::from(*self.outputs.get(k)?);
+        register
+            .checked_sub(self.inputs.len())
+            .and_then(|c| self.constants.get(c).copied())
     }
 
     /// Evaluates the tape with the inputs `value_of` gives, writing the outputs to `out`
@@ -170,9 +195,9 @@ impl Tape {
                 Op::Cos(a) => r(a).cos(),
                 Op::Tan(a) => r(a).tan(),
                 Op::Exp(a) => r(a).exp(),
-                Op::Ln(a) => r(a).max(f32::MIN_POSITIVE).ln(),
-                Op::Asin(a) => r(a).clamp(-1.0, 1.0).asin(),
-                Op::Acos(a) => r(a).clamp(-1.0, 1.0).acos(),
+                Op::Ln(a) => ln(r(a)),
+                Op::Asin(a) => asin(r(a)),
+                Op::Acos(a) => acos(r(a)),
                 Op::Atan2(a, b) => r(a).atan2(r(b)),
                 Op::Abs(a) => r(a).abs(),
                 Op::Min(a, b) => r(a).min(r(b)),
@@ -188,11 +213,11 @@ impl Tape {
 }
 
 /// The `f32` rules of the guarded nodes, as `nape::__private` has them.
-fn safe_recip(x: f32) -> f32 {
+pub(super) fn safe_recip(x: f32) -> f32 {
     if x.abs() > 1e-6 { 1.0 / x } else { 0.0 }
 }
 
-fn sign(x: f32) -> f32 {
+pub(super) fn sign(x: f32) -> f32 {
     if x > 0.0 {
         1.0
     } else if x < 0.0 {
@@ -202,7 +227,19 @@ fn sign(x: f32) -> f32 {
     }
 }
 
-fn step(x: f32) -> f32 {
+pub(super) fn ln(x: f32) -> f32 {
+    x.max(f32::MIN_POSITIVE).ln()
+}
+
+pub(super) fn asin(x: f32) -> f32 {
+    x.clamp(-1.0, 1.0).asin()
+}
+
+pub(super) fn acos(x: f32) -> f32 {
+    x.clamp(-1.0, 1.0).acos()
+}
+
+pub(super) fn step(x: f32) -> f32 {
     if x > 0.0 {
         1.0
     } else if x < 0.0 {

@@ -7,6 +7,7 @@ use super::{RowKind, SymbolicConstraint};
 use crate::body::BodyHandle;
 use crate::constraint::{Bounds, Constraint, InvalidParameter, SharedSlots};
 use crate::types::{InverseMass, Pose, Velocity};
+use glam::Vec2;
 
 /// A [`SymbolicConstraint`]'s per-step Jacobian: `J` dense, `rows[i][s] = [∂c_i/∂x_s,
 /// ∂c_i/∂y_s, ∂c_i/∂θ_s]`, and a velocity constraint's `b`.
@@ -23,6 +24,26 @@ impl<const DIM: usize, const BODIES: usize> Default for SymbolicJacobian<DIM, BO
         Self {
             rows: [[[0.0; 3]; BODIES]; DIM],
             bias: [0.0; DIM],
+        }
+    }
+}
+
+/// The tapes that read poses.
+#[derive(Clone, Copy)]
+enum PoseTape {
+    Position,
+    Jacobian,
+    Stiffness,
+}
+
+impl PoseTape {
+    /// This tape's part of a set of three.
+    #[inline]
+    fn of<T>(self, [position, jacobian, stiffness]: [&T; 3]) -> &T {
+        match self {
+            PoseTape::Position => position,
+            PoseTape::Jacobian => jacobian,
+            PoseTape::Stiffness => stiffness,
         }
     }
 }
@@ -49,10 +70,49 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
     fn parameter(&self, input: Input) -> f32 {
         match input {
             Input::Scalar(k) => self.scalars.get(usize::from(k)).copied().unwrap_or(0.0),
-            Input::VectorX(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v.x),
-            Input::VectorY(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v.y),
+            Input::VectorX(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v[0]),
+            Input::VectorY(k) => self.vectors.get(usize::from(k)).map_or(0.0, |v| v[1]),
             _ => 0.0,
         }
+    }
+
+    /// Runs one of the tapes that read poses: compiled where it is, else interpreted.
+    #[inline(always)]
+    fn run(
+        &self,
+        tape: PoseTape,
+        poses: &[Pose; BODIES],
+        force: &[f32; DIM],
+        out: &mut [f32],
+        rest: &mut [f32],
+    ) {
+        #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+        {
+            let natives = &self.compiled.native;
+            let native = tape.of([&natives.position, &natives.jacobian, &natives.stiffness]);
+            if let Some(native) = native
+                && native.run(poses, &self.scalars, &self.vectors, force, out, rest)
+            {
+                return;
+            }
+        }
+        self.interpret(tape, poses, force, out, rest);
+    }
+
+    /// [`run`](Self::run) through the interpreter: kept out of line, so that the compiled
+    /// path inlines into its caller without the interpreter's stack frame.
+    #[inline(never)]
+    fn interpret(
+        &self,
+        tape: PoseTape,
+        poses: &[Pose; BODIES],
+        force: &[f32; DIM],
+        out: &mut [f32],
+        rest: &mut [f32],
+    ) {
+        let program = &self.compiled.program;
+        let tape = tape.of([&program.position, &program.jacobian, &program.stiffness]);
+        tape.run(|input| self.input(input, poses, force), out, rest);
     }
 
     pub(super) fn run_parameters(&self, out: &mut [f32]) {
@@ -74,6 +134,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
             }
         }
         for (value, name) in self.vectors.iter().zip(&program.vectors) {
+            let value = Vec2::from_array(*value);
             if !value.is_finite() {
                 return Err((format!("{name} is finite"), format!("{value:?}")));
             }
@@ -143,12 +204,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
     #[inline]
     fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM] {
         let mut out = [0.0; DIM];
-        let none = [0.0; DIM];
-        self.compiled.program.position.run(
-            |input| self.input(input, poses, &none),
-            &mut out,
-            &mut [],
-        );
+        self.run(PoseTape::Position, poses, &[0.0; DIM], &mut out, &mut []);
         out
     }
 
@@ -160,9 +216,10 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
     #[inline]
     fn jacobian(&self, poses: &[Pose; BODIES]) -> Self::Jacobian {
         let mut jacobian = Self::Jacobian::default();
-        let none = [0.0; DIM];
-        self.compiled.program.jacobian.run(
-            |input| self.input(input, poses, &none),
+        self.run(
+            PoseTape::Jacobian,
+            poses,
+            &[0.0; DIM],
             jacobian.rows.as_flattened_mut().as_flattened_mut(),
             &mut jacobian.bias,
         );
@@ -176,6 +233,17 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
         inverse_masses: &[InverseMass; BODIES],
         shared: SharedSlots,
     ) -> [[f32; DIM]; DIM] {
+        #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+        if shared.is_empty()
+            && let Some(native) = &self.compiled.native.mass
+        {
+            let masses = inverse_masses.map(|m| [m.mass, m.inertia]);
+            let mut k = [[0.0; DIM]; DIM];
+            let rows = jacobian.rows.as_flattened().as_flattened();
+            if native.run(rows, &masses, k.as_flattened_mut()) {
+                return k;
+            }
+        }
         let rows = &jacobian.rows;
         // J_a M⁻¹ J_bᵀ for the slots' entries `a` and `b` of one body.
         let weighted = |a: &[f32; 3], b: &[f32; 3], m: &InverseMass| {
@@ -257,13 +325,14 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
         poses: &[Pose; BODIES],
         force: &[f32; DIM],
     ) -> Option<[[f32; 2]; BODIES]> {
-        let tape = &self.compiled.program.stiffness;
-        if tape.is_empty() {
+        if self.compiled.program.stiffness.is_empty() {
             return None;
         }
         let mut out = [[0.0; 2]; BODIES];
-        tape.run(
-            |input| self.input(input, poses, force),
+        self.run(
+            PoseTape::Stiffness,
+            poses,
+            force,
             out.as_flattened_mut(),
             &mut [],
         );

@@ -18,6 +18,8 @@
 //! products over the step's `J`, unrolled for the type's rows and slots.
 
 mod constraint;
+#[cfg(all(feature = "jit", target_arch = "x86_64"))]
+mod native;
 mod snapshot;
 
 pub use constraint::SymbolicJacobian;
@@ -186,6 +188,20 @@ impl std::error::Error for SymbolicError {}
 pub(crate) struct Compiled {
     source: String,
     program: Program,
+    /// The tapes as machine code, where they can be.
+    #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+    native: native::Natives,
+}
+
+impl Compiled {
+    fn new(source: String, program: Program) -> Self {
+        Self {
+            #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+            native: native::Natives::compile(&program),
+            source,
+            program,
+        }
+    }
 }
 
 /// A constraint compiled from text at run time, with `DIM` rows over `BODIES` body
@@ -229,7 +245,8 @@ pub struct SymbolicConstraint<const DIM: usize, const BODIES: usize, K: RowKind 
     compiled: Arc<Compiled>,
     bodies: [BodyHandle; BODIES],
     scalars: Vec<f32>,
-    vectors: Vec<Vec2>,
+    /// Vector parameters as `[x, y]`, the layout compiled tapes read.
+    vectors: Vec<[f32; 2]>,
     /// The rows' bounds at the current parameters (limits only).
     bounds: [Bounds; DIM],
     kind: std::marker::PhantomData<K>,
@@ -292,10 +309,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
     /// As [`new`](SymbolicConstraint::new).
     pub fn compile(source: &str) -> Result<Self, SymbolicError> {
         let program = compile(source).map_err(SymbolicError::Source)?;
-        Self::from_compiled(Arc::new(Compiled {
-            source: source.to_owned(),
-            program,
-        }))
+        Self::from_compiled(Arc::new(Compiled::new(source.to_owned(), program)))
     }
 
     fn from_compiled(compiled: Arc<Compiled>) -> Result<Self, SymbolicError> {
@@ -319,11 +333,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         }
         let mut constraint = Self {
             scalars: program.scalar_defaults.clone(),
-            vectors: program
-                .vector_defaults
-                .iter()
-                .map(|&v| Vec2::from_array(v))
-                .collect(),
+            vectors: program.vector_defaults.clone(),
             compiled,
             bodies: [UNSET; BODIES],
             bounds: [Bounds::ZERO; DIM],
@@ -403,7 +413,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
     /// An unknown name, or a name that is not a vector.
     pub fn set_vector(&mut self, name: &str, value: Vec2) -> Result<(), SymbolicError> {
         let k = self.find(name, ParameterKind::Vector)?;
-        self.vectors[k] = value;
+        self.vectors[k] = value.to_array();
         self.refresh_bounds();
         Ok(())
     }
@@ -415,7 +425,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
     /// As [`set_vector`](Self::set_vector).
     pub fn vector(&self, name: &str) -> Result<Vec2, SymbolicError> {
         self.find(name, ParameterKind::Vector)
-            .map(|k| self.vectors[k])
+            .map(|k| Vec2::from_array(self.vectors[k]))
     }
 
     /// Puts `body` in the slot `name` (Nape's `setBody`).

@@ -25,7 +25,7 @@ fn compiled(source: String) -> Result<Arc<Compiled>, SnapshotError> {
     }
     let program = nape_codegen::runtime::compile(&source)
         .map_err(|_| SnapshotError::Malformed("the source of a symbolic constraint"))?;
-    let compiled = Arc::new(Compiled { source, program });
+    let compiled = Arc::new(Compiled::new(source, program));
     LAST.with(|last| *last.borrow_mut() = Some(compiled.clone()));
     Ok(compiled)
 }
@@ -37,7 +37,8 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SnapshotFields
         write_list(self.compiled.source.as_bytes(), out);
         self.bodies.write_snapshot(out);
         write_list(&self.scalars, out);
-        write_list(&self.vectors, out);
+        let vectors: Vec<Vec2> = self.vectors.iter().map(|&v| Vec2::from_array(v)).collect();
+        write_list(&vectors, out);
     }
 
     fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
@@ -55,7 +56,7 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SnapshotFields
         }
         constraint.bodies = bodies;
         constraint.scalars = scalars;
-        constraint.vectors = vectors;
+        constraint.vectors = vectors.iter().map(|v| v.to_array()).collect();
         constraint.refresh_bounds();
         Ok(constraint)
     }

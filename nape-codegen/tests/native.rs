@@ -1,0 +1,148 @@
+//! Tapes compiled to machine code compute what the interpreter does, bit for bit.
+#![cfg(all(feature = "jit", target_arch = "x86_64"))]
+
+use nape_codegen::runtime::{Input, NativeTape, PoseRecord, Program, Tape, compile};
+
+/// Poses as the test keeps them: fields in another order than `Input`'s, with a gap.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Record {
+    sin: f32,
+    cos: f32,
+    unused: f32,
+    x: f32,
+    angle: f32,
+    y: f32,
+}
+
+// SAFETY: `Record` is six `f32` fields, `#[repr(C)]`; each offset is a field's.
+unsafe impl PoseRecord for Record {
+    const X: usize = std::mem::offset_of!(Record, x);
+    const Y: usize = std::mem::offset_of!(Record, y);
+    const ANGLE: usize = std::mem::offset_of!(Record, angle);
+    const COS: usize = std::mem::offset_of!(Record, cos);
+    const SIN: usize = std::mem::offset_of!(Record, sin);
+}
+
+/// Every operation a tape has: the functions, and in the Jacobian the derivatives of
+/// `abs`, `min`, `max` (sign and step) and the guarded reciprocals.
+const MIXED: &str = "#[constraint(position = Vec2::new(
+    (body2.position - body1.position).x.atan2((body2.position - body1.position).y + 3.0)
+        + (body1.angle * 0.3).tan() + (0.1 * body2.angle).exp()
+        + (p0 * p0 + 1.0).ln() + (0.5 * body1.angle.sin()).asin(),
+    (0.5 * body2.angle.cos()).acos() + (body2.position - body1.position).length()
+        + (body2.position.x - p0).abs() + body1.position.y.min(body2.position.y)
+        + body1.position.x.max(v0.x) + (v0.y * v0.y + 1.0).recip() - (body1.angle * body1.angle * v0.y * v0.y + 2.5).sqrt(),
+))]
+struct Mixed { body1: BodyHandle, body2: BodyHandle, p0: f32, v0: Vec2 }";
+
+const PULLEY: &str =
+    "#[constraint(position = (body2.world_point(anchor2) - body1.world_point(anchor1)).length()
+    + ratio * (body4.world_point(anchor4) - body3.world_point(anchor3)).length())]
+struct Pulley { body1: BodyHandle, body2: BodyHandle, body3: BodyHandle, body4: BodyHandle,
+    anchor1: Vec2, anchor2: Vec2, anchor3: Vec2, anchor4: Vec2, ratio: f32 }";
+
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
+    }
+}
+
+/// The interpreter's value of `input` at these arguments.
+fn value(
+    input: Input,
+    poses: &[Record],
+    scalars: &[f32],
+    vectors: &[[f32; 2]],
+    forces: &[f32],
+) -> f32 {
+    use nape_codegen::runtime::Axis;
+    let pose = |s: u8| &poses[usize::from(s)];
+    match input {
+        Input::Pose(s, Axis::X) => pose(s).x,
+        Input::Pose(s, Axis::Y) => pose(s).y,
+        Input::Pose(s, Axis::Angle) => pose(s).angle,
+        Input::Cos(s) => pose(s).cos,
+        Input::Sin(s) => pose(s).sin,
+        Input::Scalar(k) => scalars[usize::from(k)],
+        Input::VectorX(k) => vectors[usize::from(k)][0],
+        Input::VectorY(k) => vectors[usize::from(k)][1],
+        Input::Force(i) => forces[usize::from(i)],
+        Input::Velocity(..) => 0.0,
+    }
+}
+
+/// Runs `tape` both ways on random arguments and compares the outputs' bits.
+fn agree(program: &Program, tape: &Tape, split: usize) {
+    let native = NativeTape::<Record>::compile(tape, split).expect("the host compiles tapes");
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let slots = program.bodies.len();
+    for case in 0..500 {
+        let poses: Vec<Record> = (0..slots)
+            .map(|_| {
+                let angle = random.next() * 2.0;
+                Record {
+                    x: random.next() * 5.0,
+                    y: random.next() * 5.0,
+                    angle,
+                    cos: angle.cos(),
+                    sin: angle.sin(),
+                    unused: f32::NAN,
+                }
+            })
+            .collect();
+        let scalars: Vec<f32> = program.scalars.iter().map(|_| random.next()).collect();
+        let vectors: Vec<[f32; 2]> = program
+            .vectors
+            .iter()
+            .map(|_| [random.next(), random.next()])
+            .collect();
+        let forces: Vec<f32> = (0..program.dim).map(|_| random.next()).collect();
+        let (mut out, mut rest) = (vec![0.0; split], vec![0.0; tape.outputs() - split]);
+        tape.run(
+            |input| value(input, &poses, &scalars, &vectors, &forces),
+            &mut out,
+            &mut rest,
+        );
+        let (mut native_out, mut native_rest) = (vec![0.0; split], vec![0.0; rest.len()]);
+        assert!(native.run(
+            &poses,
+            &scalars,
+            &vectors,
+            &forces,
+            &mut native_out,
+            &mut native_rest
+        ));
+        let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&out),
+            bits(&native_out),
+            "case {case}: {out:?} vs {native_out:?}"
+        );
+        assert_eq!(bits(&rest), bits(&native_rest), "case {case}");
+    }
+    // Too short an argument: nothing runs, the caller interprets.
+    if slots > 0 {
+        let mut out = vec![0.0; split];
+        let mut rest = vec![0.0; tape.outputs() - split];
+        assert!(!native.run(&[], &[], &[], &[], &mut out, &mut rest));
+    }
+}
+
+#[test]
+fn compiled_tapes_compute_what_the_interpreter_does() {
+    for source in [MIXED, PULLEY] {
+        let program = compile(source).expect("compiles");
+        let entries = 3 * program.dim * program.bodies.len();
+        agree(&program, &program.position, program.dim);
+        agree(&program, &program.jacobian, entries);
+        agree(&program, &program.stiffness, 2 * program.bodies.len());
+        // The same outputs split elsewhere: the second slice takes the rest.
+        agree(&program, &program.jacobian, entries / 2);
+    }
+}
