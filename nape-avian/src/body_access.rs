@@ -5,6 +5,9 @@
 //! Avian's glam (0.32 through bevy_math) and nape's (0.34) are different crates: vectors
 //! cross this boundary field by field.
 
+// Rows, slots and envelope columns are indices into several arrays at once.
+#![allow(clippy::needless_range_loop)]
+
 use avian2d::dynamics::solver::solver_body::{SolverBody, SolverBodyInertia};
 use avian2d::prelude::{ComputedCenterOfMass, Position, Rotation, Sleeping};
 use bevy::ecs::system::SystemParam;
@@ -64,6 +67,8 @@ pub(crate) struct Gathered<const B: usize> {
     pub(crate) deltas: [(Vec2, f32); B],
     /// Whether any slot's body can be moved by the joint.
     pub(crate) any_movable: bool,
+    /// Whether dominance made a dynamic body immovable for this joint.
+    pub(crate) dominance_applied: bool,
 }
 
 /// Avian's solver bodies, read and written by joints during the substeps.
@@ -84,6 +89,7 @@ impl SolverBodies<'_, '_> {
             inverse_masses: [InverseMass::default(); B],
             deltas: [(Vec2::ZERO, 0.0); B],
             any_movable: false,
+            dominance_applied: false,
         };
         let mut dominance = [i16::MAX; B];
         for s in 0..B {
@@ -118,6 +124,8 @@ impl SolverBodies<'_, '_> {
         let lowest = dominance.iter().copied().min().unwrap_or(i16::MAX);
         for s in 0..B {
             if dominance[s] > lowest {
+                let m = gathered.inverse_masses[s];
+                gathered.dominance_applied |= m.mass > 0.0 || m.inertia > 0.0;
                 gathered.inverse_masses[s] = InverseMass::default();
             }
             let m = gathered.inverse_masses[s];
@@ -136,6 +144,35 @@ impl SolverBodies<'_, '_> {
             if let Ok((mut body, _)) = self.bodies.get_mut(entities[s]) {
                 body.linear_velocity = to_avian(state.velocities[s].linear);
                 body.angular_velocity = state.velocities[s].angular;
+            }
+        }
+    }
+}
+
+impl SolverBodies<'_, '_> {
+    /// The velocities of `entities` (zero for a body without a solver body).
+    pub(crate) fn velocities(&self, entities: &[Entity]) -> Vec<Velocity> {
+        entities
+            .iter()
+            .map(|&e| {
+                self.bodies
+                    .get(e)
+                    .map_or(Velocity::default(), |(body, _)| Velocity {
+                        linear: to_nape(body.linear_velocity),
+                        angular: body.angular_velocity,
+                    })
+            })
+            .collect()
+    }
+
+    /// Writes `velocities` back to the dynamic bodies among `entities`.
+    pub(crate) fn set_velocities(&mut self, entities: &[Entity], velocities: &[Velocity]) {
+        for (&e, v) in entities.iter().zip(velocities) {
+            if let Ok((mut body, _)) = self.bodies.get_mut(e)
+                && !body.flags.is_kinematic()
+            {
+                body.linear_velocity = to_avian(v.linear);
+                body.angular_velocity = v.angular;
             }
         }
     }

@@ -51,6 +51,7 @@
 //! with [`NapeJointsAppExt::add_nape_joint`].
 
 mod body_access;
+mod exact;
 mod rows;
 mod systems;
 
@@ -225,6 +226,7 @@ impl Plugin for NapeJointsPlugin {
                     .before(SubstepSolverSystems::Relax),
             ),
         );
+        systems::register_shared(app);
         app.add_plugins(JointGraphPlugin::<NapeLink>::default());
         app.add_nape_joint::<PivotJoint, _, _>()
             .add_nape_joint::<WeldJoint, _, _>()

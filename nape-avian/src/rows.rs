@@ -3,6 +3,9 @@
 //! positions, an unbiased relax after), with nape's settings (stiff or soft rows,
 //! limits, `max_force`, `max_error`, breaking).
 
+// Rows, slots and envelope columns are indices into several arrays at once.
+#![allow(clippy::needless_range_loop)]
+
 use nape::{BreakCause, Constraint, ConstraintSettings, InverseMass, Pose, SharedSlots, Velocity};
 
 /// Which side of a row's bounds the row works against this substep.
@@ -122,7 +125,7 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
     /// `J`, `K` and each row's error at `bodies.poses`. A row may change the side of its
     /// bounds it works against only when `choose_sides` (at a substep's start), and then
     /// starts that side without a warm start.
-    fn measure<C, const B: usize>(
+    pub(crate) fn measure<C, const B: usize>(
         &mut self,
         constraint: &C,
         bodies: &Bodies<'_, B>,
@@ -193,9 +196,7 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
             } else if !is_violated(self.side[i], self.error[i]) {
                 // Speculative: the row may close its gap within this substep, no more.
                 self.error[i] / self.h
-            } else if spring {
-                softness.bias_rate * self.error[i]
-            } else if biased {
+            } else if spring || biased {
                 softness.bias_rate * self.error[i]
             } else {
                 0.0
@@ -308,6 +309,36 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
             &mut out,
         );
         out
+    }
+
+    /// `J` dense (`rows[i][s]`) and each row's error: what the exact solve takes.
+    pub(crate) fn exported<C, const B: usize>(
+        &self,
+        constraint: &C,
+    ) -> ([[[f32; 3]; B]; D], [f32; D])
+    where
+        C: Constraint<D, B, Jacobian = J>,
+    {
+        (constraint.jacobian_rows(&self.jacobian), self.error)
+    }
+
+    /// Whether the rows are stiff equalities, which the exact island solve takes.
+    pub(crate) fn is_exact<C: Constraint<D, B>, const B: usize>(
+        settings: &ConstraintSettings,
+        constraint: &C,
+    ) -> bool {
+        settings.stiff
+            && !C::VELOCITY_ONLY
+            && constraint.bounds().iter().all(nape::Bounds::is_equality)
+    }
+
+    /// Records a break under force if the carried impulse exceeds `max_force` (for rows
+    /// whose impulse the exact solve computed).
+    pub(crate) fn check_force(&mut self, settings: &ConstraintSettings) {
+        let length = self.impulse.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if settings.break_under_force && self.h > 0.0 && length > settings.max_force * self.h {
+            self.broken = Some((BreakCause::Force, length / self.h, settings.max_force));
+        }
     }
 
     /// The substep length the rows were prepared with, in s.

@@ -10,6 +10,7 @@ use bevy::prelude::*;
 use nape::{Constraint, Pose, SharedSlots};
 
 use crate::body_access::{self, SolverBodies, StepStartPoses};
+use crate::exact::{ExactRows, RowOffset};
 use crate::rows::{Bodies, Rows};
 use crate::{JointBroken, NapeJoint, NapeJointSystems, NapeLink};
 
@@ -23,6 +24,8 @@ pub struct NapeJointState<C: Constraint<D, B>, const D: usize, const B: usize> {
     shared: SharedSlots,
     /// Whether the joint takes part in this step.
     live: bool,
+    /// Where its rows are in the exact solve's current rows, when it takes that path.
+    exact: Option<RowOffset>,
 }
 
 impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointState<C, D, B> {
@@ -33,6 +36,7 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointS
             wound: None,
             shared: SharedSlots::NONE,
             live: false,
+            exact: None,
         }
     }
 }
@@ -54,6 +58,57 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> NapeJointState<C, D, B
     pub fn impulse(&self) -> [f32; D] {
         self.rows.impulse
     }
+}
+
+/// The exact solve's steps, each after the joint types' systems of its phase.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ExactSystems {
+    Swap,
+    Solve,
+    Relax,
+}
+
+/// The systems shared by every joint type: the exact island solve.
+pub(crate) fn register_shared(app: &mut App) {
+    use avian2d::dynamics::integrator::IntegrationSystems;
+    use avian2d::dynamics::solver::schedule::SubstepSolverSystems;
+    app.init_resource::<ExactRows>();
+    app.configure_sets(
+        SubstepSchedule,
+        (
+            ExactSystems::Swap
+                .after(NapeJointSystems::WarmStart)
+                .before(SubstepSolverSystems::WarmStart),
+            ExactSystems::Solve
+                .after(NapeJointSystems::Solve)
+                .before(SubstepSolverSystems::SolveConstraints),
+            ExactSystems::Relax
+                .after(NapeJointSystems::Relax)
+                .after(IntegrationSystems::Position)
+                .before(SubstepSolverSystems::Relax),
+        ),
+    );
+    app.add_systems(
+        SubstepSchedule,
+        (
+            (|mut exact: ResMut<ExactRows>| exact.swap()).in_set(ExactSystems::Swap),
+            solve_exact::<true>.in_set(ExactSystems::Solve),
+            solve_exact::<false>.in_set(ExactSystems::Relax),
+        ),
+    );
+}
+
+fn solve_exact<const BIASED: bool>(
+    mut exact: ResMut<ExactRows>,
+    mut bodies: SolverBodies,
+    time: Res<Time>,
+) {
+    if exact.bodies().is_empty() {
+        return;
+    }
+    let mut velocities = bodies.velocities(exact.bodies());
+    exact.solve(&mut velocities, time.delta_secs(), BIASED);
+    bodies.set_velocities(exact.bodies(), &velocities);
 }
 
 pub(crate) fn register<C: Constraint<D, B>, const D: usize, const B: usize>(app: &mut App) {
@@ -145,6 +200,7 @@ fn prepare_step<C: Constraint<D, B>, const D: usize, const B: usize>(
         if disabled || !joint.settings.active {
             // A joint enabled again starts without a warm start, as in nape.
             state.rows = Rows::default();
+            state.exact = None;
             continue;
         }
         let mut start = [(nape::Vec2::ZERO, 0.0); B];
@@ -181,19 +237,22 @@ enum Pass {
     Relax,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
     pass: Pass,
-    joints: &mut Query<(&NapeJoint<C, D, B>, &mut NapeJointState<C, D, B>)>,
+    joints: &mut JointQuery<C, D, B>,
     bodies: &mut SolverBodies,
+    exact: &mut ExactRows,
     h: f32,
     warm_start: f32,
 ) {
-    for (joint, mut state) in joints {
+    for (entity, joint, mut state) in joints {
         if !state.live {
             continue;
         }
         let mut gathered = bodies.gather(&joint.bodies);
         if !gathered.any_movable {
+            state.exact = None;
             continue;
         }
         let poses: [Pose; B] =
@@ -205,28 +264,52 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
             slot_index: &gathered.slot_index,
             shared: state.shared,
         };
+        let (constraint, settings) = (&joint.constraint, &joint.settings);
         let velocities = &mut gathered.velocities;
         match pass {
             Pass::WarmStart => {
-                state.rows.prepare(
-                    &joint.constraint,
-                    &joint.settings,
-                    &view,
-                    velocities,
-                    h,
-                    warm_start,
-                );
-            }
-            Pass::Solve => {
+                let is_exact = Rows::<C::Jacobian, D>::is_exact(settings, constraint)
+                    && !gathered.dominance_applied;
+                if state.exact.is_some() {
+                    for i in 0..D {
+                        state.rows.impulse[i] = exact.impulse(entity, state.exact, i);
+                    }
+                }
                 state
                     .rows
-                    .solve(&joint.constraint, &joint.settings, &view, velocities, true)
+                    .prepare(constraint, settings, &view, velocities, h, warm_start);
+                state.exact = (is_exact && state.rows.broken.is_none()).then(|| {
+                    let (jacobian, error) = state.rows.exported(constraint);
+                    exact.push(
+                        entity,
+                        &joint.bodies,
+                        &gathered.inverse_masses,
+                        &jacobian,
+                        &error,
+                        &state.rows.impulse,
+                    )
+                });
             }
-            Pass::Relax => {
-                state
-                    .rows
-                    .solve(&joint.constraint, &joint.settings, &view, velocities, false)
+            Pass::Solve | Pass::Relax if state.exact.is_some() => {
+                if matches!(pass, Pass::Relax) {
+                    state.rows.measure(constraint, &view, false);
+                    let (jacobian, error) = state.rows.exported(constraint);
+                    exact.update(
+                        entity,
+                        state.exact.unwrap_or_default(),
+                        &joint.bodies,
+                        &jacobian,
+                        &error,
+                    );
+                }
+                continue;
             }
+            Pass::Solve => state
+                .rows
+                .solve(constraint, settings, &view, velocities, true),
+            Pass::Relax => state
+                .rows
+                .solve(constraint, settings, &view, velocities, false),
         }
         bodies.scatter(&joint.bodies, &gathered);
     }
@@ -236,6 +319,7 @@ type JointQuery<'w, 's, C, const D: usize, const B: usize> = Query<
     'w,
     's,
     (
+        Entity,
         &'static NapeJoint<C, D, B>,
         &'static mut NapeJointState<C, D, B>,
     ),
@@ -244,6 +328,7 @@ type JointQuery<'w, 's, C, const D: usize, const B: usize> = Query<
 fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
+    mut exact: ResMut<ExactRows>,
     time: Res<Time>,
     config: Res<SolverConfig>,
 ) {
@@ -252,6 +337,7 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
         Pass::WarmStart,
         &mut joints,
         &mut bodies,
+        &mut exact,
         h,
         config.warm_start_coefficient,
     );
@@ -260,34 +346,39 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
 fn solve<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
+    mut exact: ResMut<ExactRows>,
 ) {
-    run_pass(Pass::Solve, &mut joints, &mut bodies, 0.0, 0.0);
+    run_pass(Pass::Solve, &mut joints, &mut bodies, &mut exact, 0.0, 0.0);
 }
 
 fn relax<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
+    mut exact: ResMut<ExactRows>,
 ) {
-    run_pass(Pass::Relax, &mut joints, &mut bodies, 0.0, 0.0);
+    run_pass(Pass::Relax, &mut joints, &mut bodies, &mut exact, 0.0, 0.0);
 }
 
 /// Writes `JointForces` (force and torque on the last slot's body, from the last
 /// substep's impulse) and carries out breaks.
 fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
-    mut joints: Query<(
-        Entity,
-        &NapeJoint<C, D, B>,
-        &mut NapeJointState<C, D, B>,
-        Option<&mut JointForces>,
-    )>,
+    mut joints: JointQuery<C, D, B>,
+    mut forces: Query<&mut JointForces>,
+    exact: Res<ExactRows>,
     mut broken: MessageWriter<JointBroken>,
     mut commands: Commands,
 ) {
-    for (entity, joint, mut state, forces) in &mut joints {
+    for (entity, joint, mut state) in &mut joints {
         if !state.live {
             continue;
         }
-        if let Some(mut forces) = forces {
+        if state.exact.is_some() {
+            for i in 0..D {
+                state.rows.impulse[i] = exact.impulse(entity, state.exact, i);
+            }
+            state.rows.check_force(&joint.settings);
+        }
+        if let Ok(mut forces) = forces.get_mut(entity) {
             let h = state.rows.substep();
             let last = state.rows.slot_impulses(&joint.constraint)[B - 1];
             if h > 0.0 {
@@ -303,6 +394,7 @@ fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
                 limit,
             });
             state.rows = Rows::default();
+            state.exact = None;
             if joint.settings.remove_on_break {
                 commands.entity(entity).despawn();
             } else {
