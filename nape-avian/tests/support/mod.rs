@@ -18,6 +18,11 @@ pub const G: f32 = 9.81;
 
 /// A headless app with Avian, the plugin and gravity, not yet stepped.
 pub fn app() -> App {
+    app_with(|_| {})
+}
+
+/// [`app`], with `configure` run on it before it is finished (to add plugins).
+pub fn app_with(configure: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -30,6 +35,7 @@ pub fn app() -> App {
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
         DT,
     )));
+    configure(&mut app);
     app.finish();
     // Bevy's first update has no elapsed time: afterwards each update is one step.
     app.update();
