@@ -50,6 +50,7 @@
 //! Registered by [`NapeJointsPlugin`]: nape's seven builtins. Register a type of your own
 //! with [`NapeJointsAppExt::add_nape_joint`].
 
+mod avian_joints;
 mod body_access;
 mod exact;
 mod rows;
@@ -69,6 +70,7 @@ use nape::{
     InvalidParameter, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
 };
 
+pub use avian_joints::{AvianJointsPlugin, NapeMirror};
 pub use systems::NapeJointState;
 
 /// `B` body handles of no space, for building a constraint whose bodies a [`NapeJoint`]
