@@ -39,6 +39,12 @@
 //! damping relative to the row's effective mass). Limits, `max_force`, `max_error` and
 //! breaking follow [`ConstraintSettings`]; a break is a [`JointBroken`] message.
 //!
+//! Stiff joints without inequality rows (pivots, welds, a fixed-length pulley, a
+//! `#[constraint]` without limits), of every type together, are solved exactly per island
+//! of bodies: one sparse Cholesky factorisation of `J M⁻¹ Jᵀ` per pass, linear in a chain
+//! or a tree, so that a heavy body hangs on a light one without stretching the joint.
+//! Joints with limits, soft joints and motors take one Gauss–Seidel pass each, first.
+//!
 //! Poses are centre-of-mass poses, as in nape: a joint's anchors are local to its
 //! bodies' centres of mass (a body's origin when its collider is centred).
 //!

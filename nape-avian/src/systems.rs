@@ -42,8 +42,8 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointS
 }
 
 impl<C: Constraint<D, B>, const D: usize, const B: usize> NapeJointState<C, D, B> {
-    /// The positional error of the joint's violated rows at its last substep, before that
-    /// substep's correction (m or rad, the rows' units); 0 for a velocity-only joint.
+    /// The positional error of the joint's violated rows at the end of the last substep
+    /// (m or rad, the rows' units); 0 for a velocity-only joint.
     #[must_use]
     pub fn error(&self) -> f32 {
         if C::VELOCITY_ONLY || !self.live {
