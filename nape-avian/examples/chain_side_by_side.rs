@@ -8,9 +8,8 @@ use std::time::{Duration, Instant};
 
 use avian2d::prelude::*;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use nape::PivotJoint;
-use nape_avian::{NapeJoint, NapeJointsPlugin, slots};
+use nape_avian::{NapeJoint, headless_app, slots};
 
 const DT: f32 = 1.0 / 60.0;
 const LINKS: usize = 200;
@@ -43,18 +42,8 @@ fn main() {
 }
 
 fn run(solver: Solver) -> Run {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        PhysicsPlugins::default(),
-        NapeJointsPlugin,
-    ))
-    .insert_resource(Gravity(Vec2::new(0.0, -10.0)))
-    .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(DT)))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
-        DT,
-    )));
+    let mut app = headless_app(DT);
+    app.insert_resource(Gravity(Vec2::new(0.0, -10.0)));
     app.finish();
     app.update();
     let world = app.world_mut();

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use avian2d::prelude::*;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use nape::{AngleJoint, BodyHandle, Constraint, LineJoint, PivotJoint, PulleyJoint, constraint};
-use nape_avian::{NapeJoint, NapeJointState, NapeJointsAppExt, NapeJointsPlugin, slots};
+use nape_avian::{NapeJoint, NapeJointState, NapeJointsAppExt, headless_app, slots};
 
 /// The rack's position along x follows the pinion's turning: `x₂ − radius·θ₁` is fixed.
 #[constraint(position = body2.position.x - radius * body1.angle - offset)]
@@ -37,7 +36,7 @@ fn main() {
                 DefaultPlugins,
                 PhysicsPlugins::default(),
                 PhysicsDebugPlugin,
-                NapeJointsPlugin,
+                nape_avian::NapeJointsPlugin,
             ))
             .add_nape_joint::<RackAndPinion, _, _>()
             .insert_resource(Gravity(Vec2::new(0.0, -9.81)))
@@ -50,20 +49,10 @@ fn main() {
 }
 
 fn run_headless() {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        PhysicsPlugins::default(),
-        NapeJointsPlugin,
-    ))
-    .add_nape_joint::<RackAndPinion, _, _>()
-    .insert_resource(Gravity(Vec2::new(0.0, -9.81)))
-    .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(DT)))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
-        DT,
-    )))
-    .add_systems(Startup, |mut commands: Commands| build_scene(&mut commands));
+    let mut app = headless_app(DT);
+    app.add_nape_joint::<RackAndPinion, _, _>()
+        .insert_resource(Gravity(Vec2::new(0.0, -9.81)))
+        .add_systems(Startup, |mut commands: Commands| build_scene(&mut commands));
     app.finish();
     app.update();
     let mut busy = Duration::ZERO;

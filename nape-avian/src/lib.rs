@@ -59,6 +59,7 @@
 mod avian_joints;
 mod body_access;
 mod exact;
+mod headless;
 mod rows;
 mod systems;
 
@@ -77,6 +78,7 @@ use nape::{
 };
 
 pub use avian_joints::{AvianJointsPlugin, NapeMirror};
+pub use headless::headless_app;
 pub use systems::NapeJointState;
 
 /// `B` body handles of no space, for building a constraint whose bodies a [`NapeJoint`]

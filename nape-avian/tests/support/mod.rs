@@ -3,12 +3,9 @@
 
 #![allow(dead_code)] // each test file uses a part
 
-use std::time::Duration;
-
 use avian2d::prelude::*;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
-use nape_avian::NapeJointsPlugin;
+use nape_avian::headless_app;
 
 /// The fixed step, in s.
 pub const DT: f32 = 1.0 / 60.0;
@@ -23,21 +20,10 @@ pub fn app() -> App {
 
 /// [`app`], with `configure` run on it before it is finished (to add plugins).
 pub fn app_with(configure: impl FnOnce(&mut App)) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        PhysicsPlugins::default(),
-        NapeJointsPlugin,
-    ));
+    let mut app = headless_app(DT);
     app.insert_resource(Gravity(Vec2::new(0.0, -G)));
-    app.insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(DT)));
-    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
-        DT,
-    )));
     configure(&mut app);
     app.finish();
-    // Bevy's first update has no elapsed time: afterwards each update is one step.
     app.update();
     app
 }
