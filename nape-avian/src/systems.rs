@@ -149,7 +149,9 @@ pub(crate) fn register<C: Constraint<D, B>, const D: usize, const B: usize>(app:
     );
 }
 
-/// Links the bodies after the first two to them in Avian's joint graph.
+/// Links the joint's bodies after its first two to Avian's joint graph, each distinct body
+/// to the one before it, so that a pulley between two bodies hung from the ground (slots
+/// `[ground, a, ground, b]`) puts `a` and `b` in one island.
 fn spawn_links<C: Constraint<D, B>, const D: usize, const B: usize>(
     add: On<Add, NapeJoint<C, D, B>>,
     joints: Query<&NapeJoint<C, D, B>>,
@@ -158,14 +160,16 @@ fn spawn_links<C: Constraint<D, B>, const D: usize, const B: usize>(
     let Ok(joint) = joints.get(add.entity) else {
         return;
     };
-    for s in 2..B {
-        let body = joint.bodies[s];
-        if joint.bodies[..s].contains(&body) {
-            continue;
+    let mut distinct: Vec<Entity> = Vec::with_capacity(B);
+    for &body in &joint.bodies {
+        if !distinct.contains(&body) {
+            distinct.push(body);
         }
+    }
+    for pair in distinct.windows(2).skip(1) {
         commands.spawn((
             NapeLink {
-                bodies: [joint.bodies[s - 1], body],
+                bodies: [pair[0], pair[1]],
             },
             ChildOf(add.entity),
         ));

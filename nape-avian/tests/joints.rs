@@ -320,3 +320,36 @@ fn two_identical_runs_end_bit_identical() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn a_pulley_hung_from_the_ground_puts_both_loads_in_one_island() {
+    let mut app = app();
+    let ground = anchor(&mut app, Vec2::ZERO);
+    let left = point_mass(&mut app, Vec2::new(-1.0, -1.0), 2.0, 0.01);
+    let right = point_mass(&mut app, Vec2::new(1.0, -1.0), 1.0, 0.01);
+    let [a, b, c, d] = slots();
+    let pulley = PulleyJoint {
+        body1: a,
+        body2: b,
+        body3: c,
+        body4: d,
+        anchor1: nape::Vec2::new(-1.0, 0.0),
+        anchor2: nape::Vec2::ZERO,
+        anchor3: nape::Vec2::new(1.0, 0.0),
+        anchor4: nape::Vec2::ZERO,
+        joint_min: 2.0,
+        joint_max: 2.0,
+        ratio: 1.0,
+    };
+    app.world_mut()
+        .spawn(NapeJoint::new(pulley, [ground, left, ground, right]));
+    step(&mut app, 30);
+    let island = |body: Entity| app.world().get::<BodyIslandNode>(body).unwrap().island_id();
+    assert_eq!(island(left), island(right));
+    // The heavier load goes down by what the lighter one rises.
+    let (down, up) = (-1.0 - position(&app, left).y, position(&app, right).y + 1.0);
+    assert!(
+        down > 0.1 && (down - up).abs() < 1e-4,
+        "down {down}, up {up}"
+    );
+}
