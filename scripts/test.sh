@@ -34,3 +34,5 @@ command -v npm >/dev/null 2>&1 || apt_install npm "nodejs npm"
 (cd browser-tests && npm ci --no-audit --no-fund)
 
 cargo test --workspace
+# The Bevy/Avian plugin is a workspace of its own, so that the core's build stays light.
+cargo test --manifest-path nape-avian/Cargo.toml

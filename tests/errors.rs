@@ -50,6 +50,22 @@ fn foreign_handles() {
 }
 
 #[test]
+fn detached_handles_are_foreign_to_every_space() {
+    let mut space = Space::new();
+    let h = space.add_body(Body::dynamic(1.0, 1.0)).unwrap();
+    let detached = nape::BodyHandle::detached(h.index() as u32);
+    assert_ne!(detached, h);
+    assert_ne!(detached, nape::BodyHandle::detached(h.index() as u32 + 1));
+    assert_eq!(space.body(detached).err(), Some(Error::ForeignBody));
+    assert_eq!(
+        space
+            .add_constraint(HandPivot::new(h, detached, Vec2::ZERO, Vec2::ZERO))
+            .err(),
+        Some(Error::ForeignBody)
+    );
+}
+
+#[test]
 fn invalid_bodies_are_rejected() {
     let mut space = Space::new();
     for body in [

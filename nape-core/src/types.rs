@@ -24,6 +24,19 @@ impl BodyHandle {
     pub fn index(self) -> usize {
         self.index as usize
     }
+
+    /// A handle of no space for slot `slot`: what a constraint holds when its bodies are
+    /// named elsewhere (e.g. by the entities of a host engine such as Bevy's), so that its
+    /// `body1 != body2` rules and shared slots still compare. Every [`Space`](crate::Space)
+    /// rejects it.
+    #[must_use]
+    pub const fn detached(slot: u32) -> Self {
+        Self {
+            space: u32::MAX,
+            index: slot,
+            generation: 0,
+        }
+    }
 }
 
 /// A body's placement in the world during a step: position, angle and the angle's cached

@@ -1,0 +1,184 @@
+//! Every read and write of Avian's body state (Avian 0.7: `SolverBody` and
+//! `SolverBodyInertia` are components). Moving to Avian 0.8, where solver bodies live in
+//! the `SolverBodies` resource behind `SolverBodyIndex`, changes this file only.
+//!
+//! Avian's glam (0.32 through bevy_math) and nape's (0.34) are different crates: vectors
+//! cross this boundary field by field.
+
+// Rows, slots and envelope columns are indices into several arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+use avian2d::dynamics::solver::solver_body::{SolverBody, SolverBodyInertia};
+use avian2d::prelude::{ComputedCenterOfMass, Position, Rotation, Sleeping};
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::{Entity, Query, With};
+use nape::{InverseMass, Pose, Vec2, Velocity};
+
+/// Avian's vector as nape's.
+pub(crate) fn to_nape(v: avian2d::math::Vector) -> Vec2 {
+    Vec2::new(v.x, v.y)
+}
+
+/// nape's vector as Avian's.
+pub(crate) fn to_avian(v: Vec2) -> avian2d::math::Vector {
+    avian2d::math::Vector::new(v.x, v.y)
+}
+
+/// A body's centre of mass and angle at the start of a step, before the substeps move it.
+#[derive(SystemParam)]
+pub(crate) struct StepStartPoses<'w, 's> {
+    poses: Query<
+        'w,
+        's,
+        (
+            &'static Position,
+            &'static Rotation,
+            &'static ComputedCenterOfMass,
+        ),
+    >,
+    sleeping: Query<'w, 's, (), With<Sleeping>>,
+}
+
+impl StepStartPoses<'_, '_> {
+    /// The centre of mass in world space and the rotation angle in (−π, π], or `None` for
+    /// an entity that is not a body.
+    pub(crate) fn centre_and_angle(&self, body: Entity) -> Option<(Vec2, f32)> {
+        let (position, rotation, centre) = self.poses.get(body).ok()?;
+        Some((
+            to_nape(position.0 + *rotation * centre.0),
+            rotation.as_radians(),
+        ))
+    }
+
+    /// Whether `body` is asleep.
+    pub(crate) fn is_sleeping(&self, body: Entity) -> bool {
+        self.sleeping.contains(body)
+    }
+}
+
+/// The velocities, inverse masses and substep displacements of one joint's bodies,
+/// gathered into nape's compact arrays: `slot_index[s]` is slot `s`'s entry in
+/// `velocities` (slots holding the same entity share one entry).
+pub(crate) struct Gathered<const B: usize> {
+    pub(crate) slot_index: [usize; B],
+    pub(crate) velocities: [Velocity; B],
+    pub(crate) inverse_masses: [InverseMass; B],
+    /// Displacement of the centre of mass and rotation since the step started.
+    pub(crate) deltas: [(Vec2, f32); B],
+    /// Whether any slot's body can be moved by the joint.
+    pub(crate) any_movable: bool,
+    /// Whether dominance made a dynamic body immovable for this joint.
+    pub(crate) dominance_applied: bool,
+}
+
+/// Avian's solver bodies, read and written by joints during the substeps.
+#[derive(SystemParam)]
+pub(crate) struct SolverBodies<'w, 's> {
+    bodies: Query<'w, 's, (&'static mut SolverBody, &'static SolverBodyInertia)>,
+}
+
+impl SolverBodies<'_, '_> {
+    /// The state of `entities`. A body without a solver body (static, asleep or disabled)
+    /// is Avian's dummy: immovable, at rest, not displaced. As in Avian's own joint solver,
+    /// the bodies of higher dominance than the joint's lowest are immovable too; kinematic
+    /// bodies always are.
+    pub(crate) fn gather<const B: usize>(&self, entities: &[Entity; B]) -> Gathered<B> {
+        let mut gathered = Gathered {
+            slot_index: std::array::from_fn(|s| s),
+            velocities: [Velocity::default(); B],
+            inverse_masses: [InverseMass::default(); B],
+            deltas: [(Vec2::ZERO, 0.0); B],
+            any_movable: false,
+            dominance_applied: false,
+        };
+        let mut dominance = [i16::MAX; B];
+        for s in 0..B {
+            if let Some(first) = (0..s).find(|&t| entities[t] == entities[s]) {
+                gathered.slot_index[s] = first;
+                gathered.deltas[s] = gathered.deltas[first];
+                gathered.inverse_masses[s] = gathered.inverse_masses[first];
+                dominance[s] = dominance[first];
+                continue;
+            }
+            let Ok((body, inertia)) = self.bodies.get(entities[s]) else {
+                continue;
+            };
+            gathered.velocities[s] = Velocity {
+                linear: to_nape(body.linear_velocity),
+                angular: body.angular_velocity,
+            };
+            gathered.deltas[s] = (
+                to_nape(body.delta_position),
+                body.delta_rotation.as_radians(),
+            );
+            dominance[s] = inertia.dominance();
+            if !body.flags.is_kinematic() {
+                let inverse_mass = inertia.effective_inv_mass();
+                gathered.inverse_masses[s] = InverseMass {
+                    // Locked axes zero one component; nape's rows take one scalar mass.
+                    mass: inverse_mass.x.min(inverse_mass.y),
+                    inertia: inertia.effective_inv_angular_inertia(),
+                };
+            }
+        }
+        let lowest = dominance.iter().copied().min().unwrap_or(i16::MAX);
+        for s in 0..B {
+            if dominance[s] > lowest {
+                let m = gathered.inverse_masses[s];
+                gathered.dominance_applied |= m.mass > 0.0 || m.inertia > 0.0;
+                gathered.inverse_masses[s] = InverseMass::default();
+            }
+            let m = gathered.inverse_masses[s];
+            gathered.any_movable |= m.mass > 0.0 || m.inertia > 0.0;
+        }
+        gathered
+    }
+
+    /// Writes back the velocities of the movable bodies among `entities`.
+    pub(crate) fn scatter<const B: usize>(&mut self, entities: &[Entity; B], state: &Gathered<B>) {
+        for s in 0..B {
+            let m = state.inverse_masses[s];
+            if state.slot_index[s] != s || (m.mass == 0.0 && m.inertia == 0.0) {
+                continue;
+            }
+            if let Ok((mut body, _)) = self.bodies.get_mut(entities[s]) {
+                body.linear_velocity = to_avian(state.velocities[s].linear);
+                body.angular_velocity = state.velocities[s].angular;
+            }
+        }
+    }
+}
+
+impl SolverBodies<'_, '_> {
+    /// The velocities of `entities` (zero for a body without a solver body).
+    pub(crate) fn velocities(&self, entities: &[Entity]) -> Vec<Velocity> {
+        entities
+            .iter()
+            .map(|&e| {
+                self.bodies
+                    .get(e)
+                    .map_or(Velocity::default(), |(body, _)| Velocity {
+                        linear: to_nape(body.linear_velocity),
+                        angular: body.angular_velocity,
+                    })
+            })
+            .collect()
+    }
+
+    /// Writes `velocities` back to the dynamic bodies among `entities`.
+    pub(crate) fn set_velocities(&mut self, entities: &[Entity], velocities: &[Velocity]) {
+        for (&e, v) in entities.iter().zip(velocities) {
+            if let Ok((mut body, _)) = self.bodies.get_mut(e)
+                && !body.flags.is_kinematic()
+            {
+                body.linear_velocity = to_avian(v.linear);
+                body.angular_velocity = v.angular;
+            }
+        }
+    }
+}
+
+/// The pose of slot `s` now: its step-start centre and wound angle moved by the substeps.
+pub(crate) fn current_pose(start: &Pose, delta: (Vec2, f32)) -> Pose {
+    Pose::new(start.position + delta.0, start.angle + delta.1)
+}
