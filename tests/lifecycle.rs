@@ -158,13 +158,20 @@ fn momentum_case<T, const D: usize, const B: usize>(
 ) where
     T: Constraint<D, B>,
 {
-    for settings in [
-        ConstraintSettings::default(),
-        ConstraintSettings::soft(4.0, 0.3),
+    let soft = ConstraintSettings::soft(4.0, 0.3);
+    for (settings, direct_solve) in [
+        (ConstraintSettings::default(), true),
+        (soft, true),
+        (ConstraintSettings::default(), false),
+        (soft, false),
     ] {
         let (mut space, b, kick) = momentum_scene();
+        space.direct_solve = direct_solve;
         let h = space.add_constraint_with(make(b), settings).unwrap();
-        let label = format!("{label} (stiff = {})", settings.stiff);
+        let label = format!(
+            "{label} (stiff = {}, direct solve = {direct_solve})",
+            settings.stiff
+        );
         let (largest, worst) = check_momentum(&mut space, h, 5, &kick, &label);
         assert!(largest > 1e-3, "{label}: the constraint did nothing");
         eprintln!("{label}: largest body impulse {largest:.3}, worst relative error {worst:.1e}");

@@ -282,6 +282,17 @@ pub fn spinning_loop(settings: ConstraintSettings) -> (Space, Vec<BodyHandle>) {
     (space, bodies)
 }
 
+/// [`spinning_loop`]'s pins: stiff, and soft at 5 Hz undamped, at 5 Hz with ζ = 0.5 and
+/// at 2 Hz with ζ = 1.
+pub fn loop_pin_variants() -> [(&'static str, ConstraintSettings); 4] {
+    [
+        ("stiff", ConstraintSettings::default()),
+        ("soft 5 Hz", ConstraintSettings::soft(5.0, 0.0)),
+        ("soft 5 Hz, ζ = 0.5", ConstraintSettings::soft(5.0, 0.5)),
+        ("soft 2 Hz, ζ = 1", ConstraintSettings::soft(2.0, 1.0)),
+    ]
+}
+
 /// A joint added to [`spinning_pair`]'s bodies.
 pub type PairJoint = fn(&mut Space, &[BodyHandle]);
 

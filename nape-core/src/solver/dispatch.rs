@@ -55,13 +55,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     }
 
     fn order_sweeps(&mut self, dynamic: &[bool]) {
-        let order = colour_order(
+        let mut order = colour_order(
             self.entries.iter().zip(&self.cold).map(|(e, c)| {
                 let swept = c.settings.active && c.direct.is_none();
                 swept.then_some(&e.bodies[..])
             }),
             dynamic,
         );
+        // The swept springs last, each part in its colour order.
+        order.sort_by_key(|&d| Self::is_swept_spring(&self.cold[d]));
+        self.swept_springs = order
+            .iter()
+            .take_while(|&&d| !Self::is_swept_spring(&self.cold[d]))
+            .count();
         if order.iter().enumerate().all(|(d, &from)| d == from) {
             return;
         }
@@ -116,7 +122,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     continue;
                 }
                 if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses, false) {
-                    Self::warm_start(e, velocities);
+                    if c.spin().is_some() {
+                        c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
+                    }
+                    Self::warm_start_damped(e, c, velocities);
                     continue;
                 }
             }
@@ -181,10 +190,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
-            if c.direct.is_some() {
-                Self::warm_start_exact(e, c, velocities);
-            } else {
+            // Only a spring has a counter-spin.
+            if e.stiff {
                 Self::warm_start(e, velocities);
+            } else {
+                Self::warm_start_damped(e, c, velocities);
             }
         }
     }
@@ -627,50 +637,38 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         if group == Group::Exact && !(any_direct && self.direct_swept) {
             return;
         }
-        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
-            if any_direct && c.direct.is_some() {
-                if group == Group::Swept || !c.in_run {
-                    continue;
-                }
-                if e.solving && c.sweep {
-                    Self::solve_entry(e, c, pass, velocities);
-                }
-                continue;
-            }
-            if group == Group::Exact {
-                continue;
-            }
-            if let Some(poses) = relinearize_at {
-                Self::relinearize_swept_entry(e, c, poses);
-            }
-            Self::update_swept(e, c, pass, last, velocities);
+        let sweep = Sweep {
+            pass,
+            last,
+            group,
+            relinearize_at,
+            any_direct,
+        };
+        let springs = self.swept_springs.min(self.entries.len());
+        let (entries, spring_entries) = self.entries.split_at_mut(springs);
+        let (cold, spring_cold) = self.cold.split_at_mut(springs);
+        Self::sweep_part::<false>(entries, cold, &sweep, velocities);
+        if group == Group::Swept {
+            Self::sweep_part::<true>(spring_entries, spring_cold, &sweep, velocities);
         }
     }
 
     fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool) {
         let any_direct = self.direct_entries > 0;
-        let mut all_ready = true;
-        for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
-            if any_direct && c.direct.is_some() {
-                continue;
-            }
-            if first {
-                Self::relinearize_swept_entry(e, c, ahead.poses);
-            }
-            Self::update_swept(e, c, 1, true, velocities);
-            if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
-                // `J` is already at these poses (`relinearize_swept_entry`).
-                if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
-                    e.refresh = Refresh::Ready;
-                    Self::warm_start(e, ahead.warm_starts);
-                    continue;
-                }
-                // Its full preparation decides (the refresh is tried again there).
-                e.refresh = Refresh::Swept;
-            }
-            all_ready = false;
-        }
-        self.ready_ahead = all_ready;
+        let springs = self.swept_springs.min(self.entries.len());
+        let (entries, spring_entries) = self.entries.split_at_mut(springs);
+        let (cold, spring_cold) = self.cold.split_at_mut(springs);
+        let ready =
+            Self::sweep_ahead_part::<false>(entries, cold, any_direct, velocities, ahead, first);
+        let springs_ready = Self::sweep_ahead_part::<true>(
+            spring_entries,
+            spring_cold,
+            any_direct,
+            velocities,
+            ahead,
+            first,
+        );
+        self.ready_ahead = ready && springs_ready;
     }
 
     fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem) {
@@ -702,7 +700,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if c.direct.is_some() {
                     e.accumulate_direct(c);
                 } else {
-                    e.accumulate();
+                    e.accumulate_damped(c, &[0.0; D]);
                 }
             }
         }

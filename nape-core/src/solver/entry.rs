@@ -218,20 +218,33 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     }
 
     /// Adds this substep's impulse to the step's totals: `w∘λ'` and, per slot, `Jᵀ(w∘λ')`
-    /// with this substep's `J`.
+    /// with this substep's `J`, all but `counted` (what a swept entry's rebase in this
+    /// sweep counted through the old `J`).
     #[inline]
-    pub(super) fn accumulate(&mut self) {
+    pub(super) fn accumulate_swept(&mut self, counted: &[f32; D]) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
             *total += x;
         }
-        self.count_body_impulse(&impulse);
+        let uncounted: [f32; D] = std::array::from_fn(|i| impulse[i] - counted[i]);
+        self.count_body_impulse(&uncounted);
     }
 
-    /// [`accumulate`](Self::accumulate) for an entry of the exact solve, whose rows may
+    /// [`accumulate_swept`](Self::accumulate_swept) of an entry that may be a spring: its
+    /// damper's counter-spin too, where it has one (a spring's rebase counts the spin so
+    /// far through the old rows and takes it back through the new ones at once).
+    pub(super) fn accumulate_damped(&mut self, cold: &ColdEntry<D, B>, counted: &[f32; D]) {
+        self.accumulate_swept(counted);
+        if cold.spin().is_some() {
+            let impulse = self.weighted_impulse();
+            self.count_counter_spin(cold, &impulse);
+        }
+    }
+
+    /// [`accumulate_swept`](Self::accumulate_swept) for an entry of the exact solve, whose rows may
     /// have been rebased within the substep: only what the rebase did not count goes in
-    /// through the current `J`. (Swept entries, never rebased, take the plain one: their
-    /// last sweep is a hot loop.)
+    /// through the current `J`. (Swept entries take the plain one, their rebase having
+    /// counted the difference: their last sweep is a hot loop that reads no cold part.)
     pub(super) fn accumulate_direct(&mut self, cold: &mut ColdEntry<D, B>) {
         let impulse = self.weighted_impulse();
         for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
@@ -255,9 +268,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         self.jacobian = jacobian;
     }
 
-    /// What a RATTLE spring's damper rows add to `Jᵀ·impulse` (`J_d = J − g wᵀ`: its
+    /// Moves a swept entry to the Jacobian `jacobian` within a substep: its impulse so far
+    /// acted through the old one, and goes into the step's body impulses through it now.
+    /// Returns what the substep's [`accumulate_swept`](Self::accumulate_swept) must not
+    /// count again: the impulse so far, if `last` (its sweep is the substep's last), or
+    /// nothing, its count through the new `J` taken back here.
+    pub(super) fn rebase_swept(&mut self, jacobian: T::Jacobian, last: bool) -> [f32; D] {
+        let impulse = self.weighted_impulse();
+        self.count_body_impulse(&impulse);
+        self.jacobian = jacobian;
+        if last {
+            return impulse;
+        }
+        self.count_body_impulse(&impulse.map(|x| -x));
+        [0.0; D]
+    }
+
+    /// What a spring's damper rows add to `Jᵀ·impulse` (`J_d = J − g wᵀ`: its
     /// [`RigidSpin`]) in the step's body impulses; its slots hold distinct bodies.
-    fn count_counter_spin(&mut self, cold: &ColdEntry<D, B>, impulse: &[f32; D]) {
+    pub(super) fn count_counter_spin(&mut self, cold: &ColdEntry<D, B>, impulse: &[f32; D]) {
         if let Some(spin) = cold.spin() {
             spin.add_counter_impulse(impulse, &mut self.step_body_impulse);
         }

@@ -51,6 +51,7 @@ mod spin;
 pub(crate) mod step;
 mod store;
 mod sweep;
+mod swept_springs;
 #[cfg(test)]
 mod tests;
 
@@ -67,6 +68,7 @@ pub(crate) use softness::*;
 use spin::RigidSpin;
 pub(crate) use store::Store;
 use store::{FREE, Slot};
+use swept_springs::Sweep;
 
 /// The numbers every constraint's substep needs.
 #[derive(Clone, Copy, Debug)]

@@ -105,6 +105,27 @@ impl<const D: usize, const B: usize> RigidSpin<D, B> {
         })
     }
 
+    /// `J_d v = J v − g (w·v)` from the rows' rates `rates = J v`: what the rows see of
+    /// the bodies' motion once their mean spin `w·v` is taken off.
+    pub(crate) fn damper_velocity(
+        &self,
+        rates: &[f32; D],
+        bodies: &[usize; B],
+        velocities: &[Velocity],
+    ) -> [f32; D] {
+        let spin: f64 = bodies
+            .iter()
+            .zip(&self.weight)
+            .map(|(&b, w)| {
+                let v = velocities[b];
+                w[0] * f64::from(v.linear.x)
+                    + w[1] * f64::from(v.linear.y)
+                    + w[2] * f64::from(v.angular)
+            })
+            .sum();
+        std::array::from_fn(|i| (f64::from(rates[i]) - self.rates[i] * spin) as f32)
+    }
+
     /// `gᵀλ`: the angular momentum `Jᵀλ` gives the bodies, which `J_dᵀλ` takes back.
     fn turn(&self, impulse: &[f32; D]) -> f64 {
         self.rates
@@ -197,6 +218,43 @@ mod tests {
                 })
                 .sum();
             assert!(rate.abs() < 1e-6, "{rate}");
+        }
+        // The same from `J v` alone, as the sweeps take it, for the rotation and for any
+        // velocity (`J_d v` of the rows above).
+        let rates = |v: &[Velocity; 2]| -> [f32; 2] {
+            std::array::from_fn(|i| {
+                (0..2)
+                    .map(|s| {
+                        rows[i][s][0] * v[s].linear.x
+                            + rows[i][s][1] * v[s].linear.y
+                            + rows[i][s][2] * v[s].angular
+                    })
+                    .sum()
+            })
+        };
+        for rate in spin.damper_velocity(&rates(&rotation), &[0, 1], &rotation) {
+            assert!(rate.abs() < 1e-5, "{rate}");
+        }
+        let any = [
+            Velocity {
+                linear: Vec2::new(0.3, -1.1),
+                angular: 0.8,
+            },
+            Velocity {
+                linear: Vec2::new(-0.4, 0.2),
+                angular: -1.7,
+            },
+        ];
+        let damped = spin.damper_velocity(&rates(&any), &[0, 1], &any);
+        for (i, row) in damper.iter().enumerate() {
+            let expected: f64 = (0..2)
+                .map(|s| {
+                    row[s][0] * f64::from(any[s].linear.x)
+                        + row[s][1] * f64::from(any[s].linear.y)
+                        + row[s][2] * f64::from(any[s].angular)
+                })
+                .sum();
+            assert!((f64::from(damped[i]) - expected).abs() < 1e-5, "{i}");
         }
         let impulse = [0.7, -1.3];
         let mut totals = [Velocity::default(); 2];

@@ -37,6 +37,10 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether an entry may be [`ColdEntry::carried`]: otherwise, and with no island
     /// keeping its factor, the end of a substep has no carry to mark.
     pub(super) carried_entries: bool,
+    /// Where the swept springs begin: `order_sweeps` puts them after every other entry,
+    /// and the sweeps take them in a loop of their own (their damper's counter-spin), so
+    /// that the loop over stiff entries carries no branch for them.
+    pub(super) swept_springs: usize,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -54,6 +58,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             ready_ahead: false,
             breakable: false,
             carried_entries: false,
+            swept_springs: 0,
         }
     }
 
@@ -364,6 +369,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 velocities,
                 direct,
             );
+        } else if spring.is_some() && e.solving && w.iter().all(|&x| x == 1.0) {
+            Self::prepare_swept_spring(e, c, &k, &active, poses);
         }
     }
 
@@ -547,20 +554,21 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         share
     }
 
-    /// A swept constraint's `J` taken at `poses`, what its impulse so far applied counted
-    /// through the old one (`Entry::rebase`).
+    /// A swept constraint's `J` taken at `poses`, its impulse so far counted through the
+    /// old one (`Entry::rebase_swept`, which says what it returns; `last`: this sweep is
+    /// the substep's last).
     #[inline]
     pub(super) fn relinearize_swept_entry(
         e: &mut Entry<T, D, B>,
-        c: &mut ColdEntry<D, B>,
         poses: &[Pose],
-    ) {
+        last: bool,
+    ) -> [f32; D] {
         if !e.solving {
-            return;
+            return [0.0; D];
         }
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(&slot_poses);
-        e.rebase(c, jacobian);
+        e.rebase_swept(jacobian, last)
     }
 
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
@@ -768,10 +776,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
-    /// [`warm_start`](Self::warm_start) of an entry of the exact solve: a RATTLE spring's
-    /// through its damper's rows (its counter-spin).
+    /// [`warm_start`](Self::warm_start) of an entry that may be a spring: through its
+    /// damper's rows (its counter-spin) where it has them.
     #[inline]
-    pub(super) fn warm_start_exact(
+    pub(super) fn warm_start_damped(
         e: &Entry<T, D, B>,
         c: &ColdEntry<D, B>,
         velocities: &mut [Velocity],
@@ -785,20 +793,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     }
 
     /// A swept entry's part of a sweep: its update, and in the substep's last sweep its
-    /// impulse into the step's totals.
-    #[inline]
+    /// impulse into the step's totals (all but `counted`, which its rebase in this sweep
+    /// counted).
+    #[inline(always)]
     pub(super) fn update_swept(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
         pass: usize,
         last: bool,
+        counted: &[f32; D],
         velocities: &mut [Velocity],
     ) {
         if e.solving {
             Self::solve_entry(e, c, pass, velocities);
         }
         if last && (e.solving || c.broken.is_some()) {
-            e.accumulate();
+            e.accumulate_swept(counted);
         }
     }
 
@@ -814,13 +824,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             Self::solve_limited(e, c, pass, velocities);
             return;
         }
+        let v = e
+            .constraint
+            .velocity_error(&e.jacobian, &e.bodies, velocities);
+        Self::solve_velocity_error(e, c, pass, &v, velocities);
+    }
+
+    /// The update of [`solve_entry`](Self::solve_entry) for the rows' velocity error `v`
+    /// (`J v`, or a spring's `J_d v`), its limits inactive.
+    #[inline(always)]
+    pub(super) fn solve_velocity_error(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        v: &[f32; D],
+        velocities: &mut [Velocity],
+    ) {
         // `Δλ' = −m∘K'⁻¹(w∘Jv + bias) − s∘λ'` (`m`, `s`: the pass's mass and impulse
         // scales), applied through the constraint's own `apply_impulse`: its compact
         // Jacobian makes that cheaper than any `M⁻¹Jᵀ` kept per row.
         let old = e.impulse;
-        let v = e
-            .constraint
-            .velocity_error(&e.jacobian, &e.bodies, velocities);
         let rhs: [f32; D] = std::array::from_fn(|i| e.weight(i) * v[i] + e.bias[pass][i]);
         let solved = mul_vec(&e.k_inv, &rhs);
         let mut delta = [0.0; D];

@@ -51,7 +51,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// [`commit`](Self::commit) with the difference `delta = new − old` (weighted space)
     /// already known, so that applying it need not wait for `new`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn commit_delta(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,

@@ -1,0 +1,197 @@
+//! A store's sweeps, its swept springs in a loop of their own.
+//!
+//! A spring in a swept island (a mesh) takes Box2D v3's soft update through its damper's
+//! rows `J_d = J − g wᵀ` and their effective mass `K_d` (`RigidSpin`), as a RATTLE
+//! spring does in the exact solve: every impulse `J_dᵀΔλ` is then free of torque, and a
+//! spinning mesh on soft pins keeps its angular momentum. `order_sweeps` puts the swept
+//! springs after every other entry of their store, and the loops below are monomorphised
+//! for each part, so that the loop over stiff entries (a joint grid's) carries no branch
+//! for springs.
+
+use super::*;
+
+/// What one sweep over a store reads besides its entries.
+pub(super) struct Sweep<'a> {
+    /// 0: biased, 1: relax.
+    pub(super) pass: usize,
+    /// The substep's final sweep, which adds the impulses to the step's totals.
+    pub(super) last: bool,
+    pub(super) group: Group,
+    /// The poses to take `J` at before the update (the relax pass's first sweep).
+    pub(super) relinearize_at: Option<&'a [Pose]>,
+    /// Whether the store has entries in the exact solve.
+    pub(super) any_direct: bool,
+}
+
+impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
+    /// Whether `order_sweeps` puts the entry among the swept springs.
+    pub(super) fn is_swept_spring(c: &ColdEntry<D, B>) -> bool {
+        c.settings.active && c.direct.is_none() && !c.settings.stiff && !T::VELOCITY_ONLY
+    }
+
+    /// One sweep over `entries` (`SPRINGS`: the store's swept springs). Either part takes
+    /// any entry correctly; only a spring's counter-spin needs it among the springs.
+    pub(super) fn sweep_part<const SPRINGS: bool>(
+        entries: &mut [Entry<T, D, B>],
+        cold: &mut [ColdEntry<D, B>],
+        sweep: &Sweep<'_>,
+        velocities: &mut [Velocity],
+    ) {
+        for (e, c) in entries.iter_mut().zip(cold) {
+            if sweep.any_direct && c.direct.is_some() {
+                if sweep.group == Group::Swept || !c.in_run {
+                    continue;
+                }
+                if e.solving && c.sweep {
+                    Self::solve_entry(e, c, sweep.pass, velocities);
+                }
+                continue;
+            }
+            if sweep.group == Group::Exact {
+                continue;
+            }
+            let (pass, last) = (sweep.pass, sweep.last);
+            if SPRINGS {
+                let counted = sweep.relinearize_at.map_or([0.0; D], |poses| {
+                    Self::relinearize_swept_spring(e, c, poses, last)
+                });
+                Self::update_swept_spring(e, c, pass, last, &counted, velocities);
+            } else {
+                let counted = sweep.relinearize_at.map_or([0.0; D], |poses| {
+                    Self::relinearize_swept_entry(e, poses, last)
+                });
+                Self::update_swept(e, c, pass, last, &counted, velocities);
+            }
+        }
+    }
+
+    /// The final relax sweep over `entries` when another substep follows (see
+    /// `ErasedStore::sweep_ahead`); returns whether it left every swept entry
+    /// [`Refresh::Ready`].
+    pub(super) fn sweep_ahead_part<const SPRINGS: bool>(
+        entries: &mut [Entry<T, D, B>],
+        cold: &mut [ColdEntry<D, B>],
+        any_direct: bool,
+        velocities: &mut [Velocity],
+        ahead: &mut Ahead<'_>,
+        first: bool,
+    ) -> bool {
+        let mut all_ready = true;
+        for (e, c) in entries.iter_mut().zip(cold) {
+            if any_direct && c.direct.is_some() {
+                continue;
+            }
+            let poses = ahead.poses;
+            if SPRINGS {
+                let counted = if first {
+                    Self::relinearize_swept_spring(e, c, poses, true)
+                } else {
+                    [0.0; D]
+                };
+                Self::update_swept_spring(e, c, 1, true, &counted, velocities);
+            } else {
+                let counted = if first {
+                    Self::relinearize_swept_entry(e, poses, true)
+                } else {
+                    [0.0; D]
+                };
+                Self::update_swept(e, c, 1, true, &counted, velocities);
+            }
+            if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
+                // `J` is already at these poses (`relinearize_swept_entry`).
+                if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
+                    e.refresh = Refresh::Ready;
+                    if SPRINGS {
+                        Self::warm_start_damped(e, c, ahead.warm_starts);
+                    } else {
+                        Self::warm_start(e, ahead.warm_starts);
+                    }
+                    continue;
+                }
+                // Its full preparation decides (the refresh is tried again there).
+                e.refresh = Refresh::Swept;
+            }
+            all_ready = false;
+        }
+        all_ready
+    }
+
+    /// A swept spring's damper rows at its preparation: its rigid spin at `poses` and
+    /// `K_d⁻¹` in place of `K⁻¹` (`k`: `K`, every row an equality).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn prepare_swept_spring(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        k: &[[f32; D]; D],
+        active: &[bool; D],
+        poses: &[Pose],
+    ) {
+        let spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+        if let Some(spin) = &spin {
+            e.k_inv = invert_active(&regularized(&spin.damper_mass(k)), active);
+        }
+        c.set_spin(spin);
+    }
+
+    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry) of a spring: its spin
+    /// taken anew with its `J`, the impulse so far counted through the old damper rows
+    /// and taken back through the new ones at once.
+    fn relinearize_swept_spring(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        poses: &[Pose],
+        last: bool,
+    ) -> [f32; D] {
+        if !e.solving {
+            return [0.0; D];
+        }
+        let impulse = e.weighted_impulse();
+        e.count_counter_spin(c, &impulse);
+        let counted = Self::relinearize_swept_entry(e, poses, last);
+        if c.spin().is_some() {
+            c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
+            e.count_counter_spin(c, &impulse.map(|x| -x));
+        }
+        counted
+    }
+
+    /// [`update_swept`](Self::update_swept) of a spring: through its damper's rows where
+    /// it has them.
+    #[inline]
+    fn update_swept_spring(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        last: bool,
+        counted: &[f32; D],
+        velocities: &mut [Velocity],
+    ) {
+        if e.solving {
+            let damped = c
+                .spin()
+                .filter(|_| !(T::HAS_LIMITS && e.limited))
+                .map(|spin| {
+                    let v = e
+                        .constraint
+                        .velocity_error(&e.jacobian, &e.bodies, velocities);
+                    spin.damper_velocity(&v, &e.bodies, velocities)
+                });
+            match damped {
+                Some(v) => {
+                    let before = e.impulse;
+                    Self::solve_velocity_error(e, c, pass, &v, velocities);
+                    let applied: [f32; D] =
+                        std::array::from_fn(|i| e.weight(i) * (e.impulse[i] - before[i]));
+                    if let Some(spin) = c.spin() {
+                        spin.counter_spin(&applied, &e.bodies, velocities);
+                    }
+                }
+                None => Self::solve_entry(e, c, pass, velocities),
+            }
+        }
+        if last && (e.solving || c.broken.is_some()) {
+            e.accumulate_damped(c, counted);
+        }
+    }
+}
