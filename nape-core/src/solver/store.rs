@@ -792,26 +792,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
-    /// A swept entry's part of a sweep: its update, and in the substep's last sweep its
-    /// impulse into the step's totals (all but `counted`, which its rebase in this sweep
-    /// counted).
-    #[inline(always)]
-    pub(super) fn update_swept(
-        e: &mut Entry<T, D, B>,
-        c: &mut ColdEntry<D, B>,
-        pass: usize,
-        last: bool,
-        counted: &[f32; D],
-        velocities: &mut [Velocity],
-    ) {
-        if e.solving {
-            Self::solve_entry(e, c, pass, velocities);
-        }
-        if last && (e.solving || c.broken.is_some()) {
-            e.accumulate_swept(counted);
-        }
-    }
-
     /// One Gauss–Seidel update of one entry.
     #[inline]
     pub(super) fn solve_entry(

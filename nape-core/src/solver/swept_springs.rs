@@ -50,18 +50,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             if sweep.group == Group::Exact {
                 continue;
             }
-            let (pass, last) = (sweep.pass, sweep.last);
-            if SPRINGS {
-                let counted = sweep.relinearize_at.map_or([0.0; D], |poses| {
-                    Self::relinearize_swept_spring(e, c, poses, last)
-                });
-                Self::update_swept_spring(e, c, pass, last, &counted, velocities);
-            } else {
-                let counted = sweep.relinearize_at.map_or([0.0; D], |poses| {
-                    Self::relinearize_swept_entry(e, poses, last)
-                });
-                Self::update_swept(e, c, pass, last, &counted, velocities);
-            }
+            let last = sweep.last;
+            let counted = sweep.relinearize_at.map_or([0.0; D], |poses| {
+                Self::relinearize_swept::<SPRINGS>(e, c, poses, last)
+            });
+            Self::update_swept::<SPRINGS>(e, c, sweep.pass, last, &counted, velocities);
         }
     }
 
@@ -81,22 +74,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             if any_direct && c.direct.is_some() {
                 continue;
             }
-            let poses = ahead.poses;
-            if SPRINGS {
-                let counted = if first {
-                    Self::relinearize_swept_spring(e, c, poses, true)
-                } else {
-                    [0.0; D]
-                };
-                Self::update_swept_spring(e, c, 1, true, &counted, velocities);
+            let counted = if first {
+                Self::relinearize_swept::<SPRINGS>(e, c, ahead.poses, true)
             } else {
-                let counted = if first {
-                    Self::relinearize_swept_entry(e, poses, true)
-                } else {
-                    [0.0; D]
-                };
-                Self::update_swept(e, c, 1, true, &counted, velocities);
-            }
+                [0.0; D]
+            };
+            Self::update_swept::<SPRINGS>(e, c, 1, true, &counted, velocities);
             if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
                 // `J` is already at these poses (`relinearize_swept_entry`).
                 if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
@@ -134,15 +117,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         c.set_spin(spin);
     }
 
-    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry) of a spring: its spin
-    /// taken anew with its `J`, the impulse so far counted through the old damper rows
-    /// and taken back through the new ones at once.
-    fn relinearize_swept_spring(
+    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry), and for a spring its
+    /// spin taken anew with its `J`, the impulse so far counted through the old damper
+    /// rows and taken back through the new ones at once.
+    #[inline(always)]
+    fn relinearize_swept<const SPRINGS: bool>(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
         poses: &[Pose],
         last: bool,
     ) -> [f32; D] {
+        if !SPRINGS {
+            return Self::relinearize_swept_entry(e, poses, last);
+        }
         if !e.solving {
             return [0.0; D];
         }
@@ -156,10 +143,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         counted
     }
 
-    /// [`update_swept`](Self::update_swept) of a spring: through its damper's rows where
-    /// it has them.
-    #[inline]
-    fn update_swept_spring(
+    /// A swept entry's part of a sweep: its update (a spring's through its damper's rows
+    /// where it has them), and in the substep's last sweep its impulse into the step's
+    /// totals (all but `counted`, which its rebase in this sweep counted).
+    #[inline(always)]
+    fn update_swept<const SPRINGS: bool>(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
         pass: usize,
@@ -168,30 +156,47 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &mut [Velocity],
     ) {
         if e.solving {
-            let damped = c
-                .spin()
-                .filter(|_| !(T::HAS_LIMITS && e.limited))
-                .map(|spin| {
-                    let v = e
-                        .constraint
-                        .velocity_error(&e.jacobian, &e.bodies, velocities);
-                    spin.damper_velocity(&v, &e.bodies, velocities)
-                });
-            match damped {
-                Some(v) => {
-                    let before = e.impulse;
-                    Self::solve_velocity_error(e, c, pass, &v, velocities);
-                    let applied: [f32; D] =
-                        std::array::from_fn(|i| e.weight(i) * (e.impulse[i] - before[i]));
-                    if let Some(spin) = c.spin() {
-                        spin.counter_spin(&applied, &e.bodies, velocities);
-                    }
-                }
-                None => Self::solve_entry(e, c, pass, velocities),
+            if SPRINGS {
+                Self::solve_spring(e, c, pass, velocities);
+            } else {
+                Self::solve_entry(e, c, pass, velocities);
             }
         }
         if last && (e.solving || c.broken.is_some()) {
-            e.accumulate_damped(c, counted);
+            if SPRINGS {
+                e.accumulate_damped(c, counted);
+            } else {
+                e.accumulate_swept(counted);
+            }
+        }
+    }
+
+    /// A swept spring's update through its damper's rows, `J_dᵀΔλ` from `J_d v`, where it
+    /// has them (its limits inactive), and [`solve_entry`](Self::solve_entry)'s otherwise.
+    fn solve_spring(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        pass: usize,
+        velocities: &mut [Velocity],
+    ) {
+        let damped = c
+            .spin()
+            .filter(|_| !(T::HAS_LIMITS && e.limited))
+            .map(|spin| {
+                let v = e
+                    .constraint
+                    .velocity_error(&e.jacobian, &e.bodies, velocities);
+                spin.damper_velocity(&v, &e.bodies, velocities)
+            });
+        let Some(v) = damped else {
+            Self::solve_entry(e, c, pass, velocities);
+            return;
+        };
+        let before = e.impulse;
+        Self::solve_velocity_error(e, c, pass, &v, velocities);
+        let applied: [f32; D] = std::array::from_fn(|i| e.weight(i) * (e.impulse[i] - before[i]));
+        if let Some(spin) = c.spin() {
+            spin.counter_spin(&applied, &e.bodies, velocities);
         }
     }
 }
