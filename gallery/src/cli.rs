@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::html;
+pub use crate::html::Summary;
 use crate::scenes::{self, SCENES, SceneInfo};
 use crate::svg::{self, Frame};
 use crate::world::World;
@@ -102,23 +103,6 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         seconds,
         scenes,
     }))
-}
-
-/// The figures of one scene's run.
-#[derive(Clone, Debug)]
-pub struct Summary {
-    /// The scene's name.
-    pub name: &'static str,
-    /// Number of bodies.
-    pub bodies: usize,
-    /// Number of joints.
-    pub joints: usize,
-    /// Steps simulated.
-    pub steps: usize,
-    /// Worst position error of any joint at any step.
-    pub worst_error: f32,
-    /// Mean wall time of one `Space::step`, in microseconds.
-    pub micros_per_step: f64,
 }
 
 /// Simulates `scene` for `seconds` at [`HZ`], sampling a frame every

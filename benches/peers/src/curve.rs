@@ -6,7 +6,6 @@
 //! Box2D v3's substep counts (its harness, `--box2d`) are measured alike.
 
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::box2d::{self, Replay};
@@ -14,9 +13,7 @@ use crate::scenes::{Scene, horizontal_chain};
 use crate::trajectories::{
     CASES, ChainCase, HZ, ReferenceMotion, follow_chain, reference_motion, run_chain,
 };
-use crate::{
-    BOX2D, Config, Engine, Options, callgrind, child_args, exit_code, report, run_isolated,
-};
+use crate::{BOX2D, Config, Engine, callgrind, child_args, report, run_isolated};
 
 /// The nape and rapier2d settings on the curve, by label: nape's default, its exact path
 /// at fixed substep counts and by Gauss–Seidel sweeps alone; rapier2d's substep counts.
@@ -239,34 +236,6 @@ fn log(row: &CurveRow) {
         row.joint_error,
         chains.join("; ")
     );
-}
-
-/// `--curve`: measures, prints the table, writes the section into `--markdown` and the
-/// plot to `--svg`.
-pub fn run(options: &Options, args: &[String]) -> ExitCode {
-    let curve = match measure_all(
-        &options.engines,
-        options.box2d.as_deref(),
-        options.instructions,
-    ) {
-        Ok(curve) => curve,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!("{}", crate::curve_report::markdown_table(&curve.rows));
-    let command = format!(
-        "cargo run --release --manifest-path benches/peers/Cargo.toml -- {}",
-        args.join(" ")
-    );
-    let written = crate::curve_report::write(
-        &curve,
-        &command,
-        options.markdown.as_deref(),
-        options.svg.as_deref(),
-    );
-    exit_code(written)
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! and an SVG of each setting's cost against how far its chains are from the exact motion
 //! and how much energy they lose.
 
+use std::process::ExitCode;
+
+use crate::{Options, exit_code};
 use std::fmt::Write as _;
 
 use crate::curve::{Curve, CurveRow};
@@ -274,6 +277,34 @@ pub fn svg_plot(rows: &[CurveRow]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// `--curve`: measures, prints the table, writes the section into `--markdown` and the
+/// plot to `--svg`.
+pub fn run(options: &Options, args: &[String]) -> ExitCode {
+    let curve = match crate::curve::measure_all(
+        &options.engines,
+        options.box2d.as_deref(),
+        options.instructions,
+    ) {
+        Ok(curve) => curve,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{}", markdown_table(&curve.rows));
+    let command = format!(
+        "cargo run --release --manifest-path benches/peers/Cargo.toml -- {}",
+        args.join(" ")
+    );
+    let written = write(
+        &curve,
+        &command,
+        options.markdown.as_deref(),
+        options.svg.as_deref(),
+    );
+    exit_code(written)
 }
 
 #[cfg(test)]

@@ -521,10 +521,10 @@ fn main() -> ExitCode {
         }
     };
     if options.trajectories {
-        return trajectories::run(&options, &args);
+        return trajectory_report::run(&options, &args);
     }
     if options.curve {
-        return curve::run(&options, &args);
+        return curve_report::run(&options, &args);
     }
     let mut external_rows = Vec::new();
     if let Some(path) = &options.external {

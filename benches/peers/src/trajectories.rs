@@ -8,14 +8,10 @@
 #[path = "../../../tests/support/chain_reference.rs"]
 mod chain_reference;
 
-use std::process::ExitCode;
-
 use chain_reference::{ChainReference, swing_energy};
 
 use crate::scenes::{GRAVITY, Pose, SceneDescription, Velocity, horizontal_chain, initial_poses};
-use crate::{
-    Config, Engine, MovingWorld, Options, exit_code, relative_to, report, trajectory_report,
-};
+use crate::{Config, Engine, MovingWorld};
 
 /// One chain of the comparison: its links and how long its energy is followed.
 #[derive(Clone, Copy, Debug)]
@@ -260,55 +256,6 @@ pub fn compare(engines: &[Engine]) -> Result<(Vec<TrajectoryRow>, Vec<ReferenceM
         references.push(reference);
     }
     Ok((rows, references))
-}
-
-/// `--trajectories`: runs the comparison, prints the table, and writes the section into
-/// `--markdown` and `--readme` and the energy plot to `--svg`.
-pub fn run(options: &Options, args: &[String]) -> ExitCode {
-    let (rows, references) = match compare(&options.engines) {
-        Ok(measured) => measured,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let command = format!(
-        "cargo run --release --manifest-path benches/peers/Cargo.toml -- {}",
-        args.join(" ")
-    );
-    println!("{}", trajectory_report::markdown_table(&rows));
-    let mut written = Ok(());
-    if let Some(path) = &options.svg {
-        written = written.and_then(|()| {
-            std::fs::write(path, trajectory_report::svg_plot(&rows))
-                .map_err(|e| format!("{path}: {e}"))
-        });
-    }
-    let section = |document: &str| {
-        let svg = options.svg.as_deref().map(|svg| relative_to(svg, document));
-        trajectory_report::section(
-            &command,
-            &report::commit_description(),
-            &rows,
-            &references,
-            svg.as_deref(),
-        )
-    };
-    if let Some(path) = &options.markdown {
-        written = written.and_then(|()| {
-            let old = std::fs::read_to_string(path).unwrap_or_default();
-            let updated = trajectory_report::SECTION.place(&old, &section(path), true)?;
-            std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
-        });
-    }
-    if let Some(path) = &options.readme {
-        written = written.and_then(|()| {
-            let old = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let updated = trajectory_report::SECTION.place(&old, &section(path), false)?;
-            std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
-        });
-    }
-    exit_code(written)
 }
 
 #[cfg(test)]

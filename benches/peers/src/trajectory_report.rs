@@ -2,6 +2,9 @@
 //! RESULTS.md and the README carry between their own markers, and an SVG of energy lost
 //! over time, one panel per chain.
 
+use std::process::ExitCode;
+
+use crate::{Options, exit_code, relative_to};
 use std::fmt::Write as _;
 
 use crate::report::locked_version;
@@ -293,6 +296,54 @@ fn diamond(x: f64, y: f64) -> String {
         x,
         y - 5.0
     )
+}
+
+/// `--trajectories`: runs the comparison, prints the table, and writes the section into
+/// `--markdown` and `--readme` and the energy plot to `--svg`.
+pub fn run(options: &Options, args: &[String]) -> ExitCode {
+    let (rows, references) = match crate::trajectories::compare(&options.engines) {
+        Ok(measured) => measured,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let command = format!(
+        "cargo run --release --manifest-path benches/peers/Cargo.toml -- {}",
+        args.join(" ")
+    );
+    println!("{}", markdown_table(&rows));
+    let mut written = Ok(());
+    if let Some(path) = &options.svg {
+        written = written.and_then(|()| {
+            std::fs::write(path, svg_plot(&rows)).map_err(|e| format!("{path}: {e}"))
+        });
+    }
+    let section = |document: &str| {
+        let svg = options.svg.as_deref().map(|svg| relative_to(svg, document));
+        section(
+            &command,
+            &crate::report::commit_description(),
+            &rows,
+            &references,
+            svg.as_deref(),
+        )
+    };
+    if let Some(path) = &options.markdown {
+        written = written.and_then(|()| {
+            let old = std::fs::read_to_string(path).unwrap_or_default();
+            let updated = SECTION.place(&old, &section(path), true)?;
+            std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
+        });
+    }
+    if let Some(path) = &options.readme {
+        written = written.and_then(|()| {
+            let old = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let updated = SECTION.place(&old, &section(path), false)?;
+            std::fs::write(path, updated).map_err(|e| format!("{path}: {e}"))
+        });
+    }
+    exit_code(written)
 }
 
 #[cfg(test)]
