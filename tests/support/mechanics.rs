@@ -402,7 +402,19 @@ pub struct SpringRun {
 /// `hertz` and damping ratio `damping` from a static pin, at rest where the spring holds
 /// it, then pulled 0.1 m aside and released; stepped for `seconds`.
 pub fn bounce_on_spring(hertz: f64, damping: f64, seconds: f64) -> SpringRun {
+    bounce_on_spring_in(hertz, damping, seconds, |_| {})
+}
+
+/// [`bounce_on_spring`] in a space `configure` sets up first (`direct_solve` off: the
+/// spring swept, as in a mesh).
+pub fn bounce_on_spring_in(
+    hertz: f64,
+    damping: f64,
+    seconds: f64,
+    configure: impl Fn(&mut Space),
+) -> SpringRun {
     let mut space = Space::new();
+    configure(&mut space);
     space.gravity = Vec2::new(0.0, -GRAVITY as f32);
     let omega = std::f64::consts::TAU * hertz;
     let sag = GRAVITY / (omega * omega);

@@ -671,6 +671,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         self.ready_ahead = ready && springs_ready;
     }
 
+    fn finish_swept_springs(&mut self, poses: &[Pose], velocities: &mut [Velocity], h: f32) {
+        Store::finish_swept_springs(self, poses, velocities, h);
+    }
+
     fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem) {
         // Swept entries were counted by the last sweep, unless there was none.
         let exact = group == Group::Exact;

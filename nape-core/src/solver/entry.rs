@@ -230,6 +230,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         self.count_body_impulse(&uncounted);
     }
 
+    /// Adds an impulse applied outside the substeps (a spring's closing half kick) to the
+    /// step's totals, through the current `J` and the damper's rows.
+    pub(super) fn count_step_impulse(&mut self, cold: &ColdEntry<D, B>, impulse: &[f32; D]) {
+        for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
+            *total += x;
+        }
+        self.count_body_impulse(impulse);
+        self.count_counter_spin(cold, impulse);
+    }
+
     /// [`accumulate_swept`](Self::accumulate_swept) of an entry that may be a spring: its
     /// damper's counter-spin too, where it has one (a spring's rebase counts the spin so
     /// far through the old rows and takes it back through the new ones at once).

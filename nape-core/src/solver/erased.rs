@@ -147,6 +147,9 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// `first`: it is also the relax pass's first sweep, which relinearises (see
     /// [`sweep`](Self::sweep)).
     fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool);
+    /// After a swept group's last substep (of `h`): each swept spring that steps by
+    /// velocity Verlet takes the half kick closing the step, at `poses`.
+    fn finish_swept_springs(&mut self, poses: &[Pose], velocities: &mut [Velocity], h: f32);
 
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).

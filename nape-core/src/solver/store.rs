@@ -258,6 +258,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         } else if substep.rattle && c.direct.is_some() {
             let (spring, bias) = verlet_spring(&s, &error, substep.kick);
             (Some(spring), bias)
+        } else if c.direct.is_none() {
+            let (spring, mut bias) = swept_spring(&s, &error, h);
+            if substep.first && Self::kicks_in_halves(&s, h) {
+                // Velocity Verlet: the step's first kick is half, the other half closes
+                // the step before (`finish_swept_springs`).
+                bias = bias.map(|b| 0.5 * b);
+            }
+            (Some(spring), bias)
         } else {
             let (spring, bias) = spring_bias(&s, &error, h);
             (Some(spring), bias)
@@ -372,6 +380,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         } else if spring.is_some() && e.solving && w.iter().all(|&x| x == 1.0) {
             Self::prepare_swept_spring(e, c, &k, &active, poses);
         }
+    }
+
+    /// A swept spring's bias over a substep of `h` ([`swept_spring`]); out of line, so
+    /// that `refresh_entry`, which every swept stiff constraint takes, stays as small.
+    #[cold]
+    #[inline(never)]
+    fn swept_spring_bias(settings: &ConstraintSettings, error: &[f32; D], h: f32) -> [f32; D] {
+        swept_spring(settings, error, h).1
     }
 
     /// A spring's error at `position` for its rows as prepared (their weights): past its
@@ -602,7 +618,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let rate = substep.joint_softness.bias_rate;
             e.bias[0] = error.map(|x| rate * x);
         } else {
-            e.bias = [spring_bias(&c.settings, &error, substep.h).1; 2];
+            e.bias = [Self::swept_spring_bias(&c.settings, &error, substep.h); 2];
         }
         true
     }

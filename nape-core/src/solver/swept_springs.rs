@@ -199,4 +199,65 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             spin.counter_spin(&applied, &e.bodies, velocities);
         }
     }
+
+    /// Whether a swept spring of these settings steps by velocity Verlet, its first kick
+    /// of a step split in two halves (one at the step's start, one closing it): an
+    /// explicit one ([`kicks_explicitly`]) on equality rows (a constraint with limits
+    /// prepares its rows anew each substep, and takes symplectic Euler's whole kicks).
+    pub(super) fn kicks_in_halves(settings: &ConstraintSettings, h: f32) -> bool {
+        !T::HAS_LIMITS && !T::VELOCITY_ONLY && !settings.stiff && kicks_explicitly(settings, h)
+    }
+
+    /// The half kick that closes a step of substeps `h` for each swept spring that
+    /// [`kicks_in_halves`](Self::kicks_in_halves): `−K_d⁻¹·(h/2)ω² C` at the step's end
+    /// poses, through its damper's rows, so that the velocities a step ends with are
+    /// velocity Verlet's, in step with the poses (symplectic Euler's, half a kick behind,
+    /// make the energy of an undamped spring swing by `ω·h/2`).
+    pub(super) fn finish_swept_springs(
+        &mut self,
+        poses: &[Pose],
+        velocities: &mut [Velocity],
+        h: f32,
+    ) {
+        if T::HAS_LIMITS || T::VELOCITY_ONLY {
+            return;
+        }
+        let springs = self.swept_springs.min(self.entries.len());
+        let entries = self.entries[springs..].iter_mut();
+        for (e, c) in entries.zip(&mut self.cold[springs..]) {
+            if e.solving && c.direct.is_none() && Self::kicks_in_halves(&c.settings, h) {
+                Self::half_kick(e, c, poses, velocities, h);
+            }
+        }
+    }
+
+    fn half_kick(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        poses: &[Pose],
+        velocities: &mut [Velocity],
+        h: f32,
+    ) {
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let error = e.constraint.position_error(&slot_poses);
+        // Half of the whole kick's clamped pull, as the first substep takes it.
+        let pull = spring_pull(&c.settings, &error, h).map(|p| 0.5 * p);
+        let jacobian = e.constraint.jacobian(&slot_poses);
+        let k = e
+            .constraint
+            .effective_mass(&jacobian, &e.inverse_masses, c.shared);
+        if !(pull.iter().chain(k.iter().flatten()).all(|x| x.is_finite())) {
+            return;
+        }
+        e.jacobian = jacobian;
+        let spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
+        let mass = spin.as_ref().map_or(k, |spin| spin.damper_mass(&k));
+        c.set_spin(spin);
+        let impulse = mul_vec(&invert_active(&regularized(&mass), &[true; D]), &pull).map(|x| -x);
+        e.apply(&impulse, velocities);
+        if let Some(spin) = c.spin() {
+            spin.counter_spin(&impulse, &e.bodies, velocities);
+        }
+        e.count_step_impulse(c, &impulse);
+    }
 }

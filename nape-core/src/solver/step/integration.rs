@@ -262,5 +262,10 @@ impl Solver {
                 stores[s].end_substep(self.settings.relax_iterations == 0, group, &mut self.direct);
             }
         }
+        if !exact {
+            for &s in &self.store_order {
+                stores[s].finish_swept_springs(&self.poses, &mut self.velocities, h);
+            }
+        }
     }
 }
