@@ -283,6 +283,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
     /// Returns what the substep's [`accumulate_swept`](Self::accumulate_swept) must not
     /// count again: the impulse so far, if `last` (its sweep is the substep's last), or
     /// nothing, its count through the new `J` taken back here.
+    #[inline(always)]
     pub(super) fn rebase_swept(&mut self, jacobian: T::Jacobian, last: bool) -> [f32; D] {
         let impulse = self.weighted_impulse();
         self.count_body_impulse(&impulse);

@@ -595,7 +595,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// `jacobian_current`: `J` is already at `poses`, only the bias is taken);
     /// returns `false` (and does nothing) if its error is not finite, where the full
     /// preparation decides what to do.
-    #[inline]
+    #[inline(always)]
     pub(super) fn refresh_entry(
         e: &mut Entry<T, D, B>,
         c: &ColdEntry<D, B>,
