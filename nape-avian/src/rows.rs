@@ -178,17 +178,24 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         if self.broken.is_some() {
             return;
         }
+        let spring = !settings.stiff && !C::VELOCITY_ONLY;
+        let substep_start_error = self.error;
         if !biased {
             // Avian has integrated positions since the biased solve: the relax leaves
             // velocities that the joint's rows at the new poses accept.
             self.measure(constraint, bodies, false);
+            if spring {
+                // A spring's implicit step is the one of the biased solve: the relax
+                // keeps its target (the error at the substep's start), so that it
+                // converges to the same impulse instead of stepping the spring again.
+                self.error = substep_start_error;
+            }
         }
         let softness = if settings.stiff || C::VELOCITY_ONLY {
             Softness::rigid(self.h)
         } else {
             Softness::spring(settings.frequency, settings.damping, self.h)
         };
-        let spring = !settings.stiff && !C::VELOCITY_ONLY;
         let mut bias = [0.0; D];
         for i in 0..D {
             bias[i] = if C::VELOCITY_ONLY {
