@@ -26,6 +26,8 @@ pub struct NapeJointState<C: Constraint<D, B>, const D: usize, const B: usize> {
     live: bool,
     /// Where its rows are in the exact solve's current rows, when it takes that path.
     exact: Option<RowOffset>,
+    /// Its bodies' indices in the exact solve, from its last push there.
+    exact_bodies: [usize; B],
 }
 
 impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointState<C, D, B> {
@@ -37,6 +39,7 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointS
             shared: SharedSlots::NONE,
             live: false,
             exact: None,
+            exact_bodies: [usize::MAX; B],
         }
     }
 }
@@ -101,12 +104,13 @@ pub(crate) fn register_shared(app: &mut App) {
 fn solve_exact<const BIASED: bool>(
     mut exact: ResMut<ExactRows>,
     mut bodies: SolverBodies,
+    mut velocities: Local<Vec<nape::Velocity>>,
     time: Res<Time>,
 ) {
     if exact.bodies().is_empty() {
         return;
     }
-    let mut velocities = bodies.velocities(exact.bodies());
+    bodies.velocities(exact.bodies(), &mut velocities);
     exact.solve(&mut velocities, time.delta_secs(), BIASED);
     bodies.set_velocities(exact.bodies(), &velocities);
 }
@@ -287,6 +291,7 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     exact.push(
                         entity,
                         &joint.bodies,
+                        &mut state.exact_bodies,
                         &gathered.inverse_masses,
                         &jacobian,
                         &error,
@@ -301,7 +306,7 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     exact.update(
                         entity,
                         state.exact.unwrap_or_default(),
-                        &joint.bodies,
+                        &state.exact_bodies,
                         &jacobian,
                         &error,
                     );
