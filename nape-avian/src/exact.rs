@@ -197,8 +197,10 @@ pub(crate) struct ExactRows {
     building: Buffer,
     bodies: BodyTable,
     plan: Plan,
-    /// Scratch of the solve: the envelope factor and the right-hand side.
+    /// Scratch of the solve: the envelope factor, its pivots' reciprocals and the
+    /// right-hand side.
     factor: Vec<f64>,
+    inverse_pivots: Vec<f64>,
     rhs: Vec<f64>,
 }
 
@@ -326,7 +328,8 @@ impl ExactRows {
             let (a, b) = (&buffer.entries[t.a], &buffer.entries[t.b]);
             l[t.at] += dot_through_mass(&a.jacobian, &b.jacobian, inverse_masses[a.body]);
         }
-        factor(l, &plan.first, &plan.start);
+        let inverse_pivots = &mut self.inverse_pivots;
+        factor(l, inverse_pivots, &plan.first, &plan.start);
         let entries = |k: usize| &buffer.entries[buffer.rows[plan.order[k]].entries.clone()];
         let x = &mut self.rhs;
         x.clear();
@@ -344,7 +347,7 @@ impl ExactRows {
                 .sum();
             -(velocity_error + f64::from(bias_rate * buffer.rows[plan.order[k]].error))
         }));
-        substitute(l, &plan.first, &plan.start, x);
+        substitute(l, inverse_pivots, &plan.first, &plan.start, x);
         for k in 0..n {
             let delta = x[k] as f32;
             let row = plan.order[k];
@@ -424,9 +427,13 @@ fn dot_through_mass(a: &[f32; 3], b: &[f32; 3], m: InverseMass) -> f64 {
     f64::from(m.mass) * f64::from(a[0] * b[0] + a[1] * b[1]) + f64::from(m.inertia * a[2] * b[2])
 }
 
-/// `K = L Lᵀ` in place within the envelope; a row whose pivot vanishes (redundant, or one
-/// no body can answer) gets an infinite pivot, so it takes no impulse.
-fn factor(l: &mut [f64], first: &[usize], start: &[usize]) {
+/// `K = L Lᵀ` in place within the envelope, with the reciprocal of each pivot in
+/// `inverse_pivots` (the solve multiplies instead of dividing, whose latency chains the
+/// rows); a row whose pivot vanishes (redundant, or one no body can answer) gets a zero
+/// reciprocal, so it takes no impulse.
+fn factor(l: &mut [f64], inverse_pivots: &mut Vec<f64>, first: &[usize], start: &[usize]) {
+    inverse_pivots.clear();
+    inverse_pivots.resize(first.len(), 0.0);
     for k in 0..first.len() {
         for j in first[k]..=k {
             let from = first[k].max(first[j]);
@@ -435,30 +442,32 @@ fn factor(l: &mut [f64], first: &[usize], start: &[usize]) {
                 sum -= l[start[k] + c - first[k]] * l[start[j] + c - first[j]];
             }
             if j < k {
-                l[start[k] + j - first[k]] = sum / l[start[j] + j - first[j]];
+                l[start[k] + j - first[k]] = sum * inverse_pivots[j];
             } else {
                 let diagonal = l[start[k] + k - first[k]];
-                l[start[k] + k - first[k]] = if sum > 1e-9 * diagonal.abs().max(f64::MIN_POSITIVE) {
+                let pivot = if sum > 1e-9 * diagonal.abs().max(f64::MIN_POSITIVE) {
                     sum.sqrt()
                 } else {
                     f64::INFINITY
                 };
+                l[start[k] + k - first[k]] = pivot;
+                inverse_pivots[k] = pivot.recip();
             }
         }
     }
 }
 
 /// `x ← (L Lᵀ)⁻¹ x`.
-fn substitute(l: &[f64], first: &[usize], start: &[usize], x: &mut [f64]) {
+fn substitute(l: &[f64], inverse_pivots: &[f64], first: &[usize], start: &[usize], x: &mut [f64]) {
     for k in 0..x.len() {
         let mut sum = x[k];
         for c in first[k]..k {
             sum -= l[start[k] + c - first[k]] * x[c];
         }
-        x[k] = sum / l[start[k] + k - first[k]];
+        x[k] = sum * inverse_pivots[k];
     }
     for k in (0..x.len()).rev() {
-        x[k] /= l[start[k] + k - first[k]];
+        x[k] *= inverse_pivots[k];
         let xk = x[k];
         for c in first[k]..k {
             x[c] -= l[start[k] + c - first[k]] * xk;

@@ -255,7 +255,8 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
     warm_start: f32,
 ) {
     for (entity, joint, mut state) in joints {
-        if !state.live {
+        if !state.live || (matches!(pass, Pass::Solve) && state.exact.is_some()) {
+            // The exact solve's biased pass needs nothing from the joint.
             continue;
         }
         let mut gathered = bodies.gather(&joint.bodies);
@@ -299,18 +300,16 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     )
                 });
             }
-            Pass::Solve | Pass::Relax if state.exact.is_some() => {
-                if matches!(pass, Pass::Relax) {
-                    state.rows.measure(constraint, &view, false);
-                    let (jacobian, error) = state.rows.exported(constraint);
-                    exact.update(
-                        entity,
-                        state.exact.unwrap_or_default(),
-                        &state.exact_bodies,
-                        &jacobian,
-                        &error,
-                    );
-                }
+            Pass::Relax if state.exact.is_some() => {
+                state.rows.measure(constraint, &view, false);
+                let (jacobian, error) = state.rows.exported(constraint);
+                exact.update(
+                    entity,
+                    state.exact.unwrap_or_default(),
+                    &state.exact_bodies,
+                    &jacobian,
+                    &error,
+                );
                 continue;
             }
             Pass::Solve => state
