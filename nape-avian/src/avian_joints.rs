@@ -31,7 +31,7 @@ use nape::{
 };
 
 use crate::body_access::to_nape;
-use crate::motors::{Drive, SlideMotor, SlideTarget, drive};
+use crate::motors::{AvianMotor, Drive, SlideMotor, SlideTarget};
 use crate::{NapeJoint, NapeJointSystems, NapeJointsAppExt, slots};
 
 /// Solves Avian's `RevoluteJoint`, `FixedJoint`, `PrismaticJoint` and `DistanceJoint`
@@ -143,15 +143,7 @@ impl Mirrored for RevoluteJoint {
             let joint = AngleJoint::new(h1, h2, l.min + offset, l.max + offset);
             Mirror::Angle(joint, compliance(self.limit_compliance, b.reduced_mass))
         });
-        let m = &self.motor;
-        let motor = match drive(
-            m.motor_model,
-            m.target_position,
-            m.target_velocity,
-            m.max_torque,
-            b.reduced_inertia,
-        ) {
-            _ if !m.enabled => Mirror::Off,
+        let motor = match self.motor.drive(b.reduced_inertia) {
             Drive::Spring { target, settings } => {
                 let angle = target + offset;
                 Mirror::Angle(AngleJoint::new(h1, h2, angle, angle), settings)
@@ -201,15 +193,7 @@ impl Mirrored for PrismaticJoint {
             .map_or((f32::NEG_INFINITY, f32::INFINITY), |l| (l.min, l.max));
         let line = LineJoint::new(h1, h2, a1, a2, axis, min, max);
         let align = AngleJoint::new(h1, h2, phase, phase);
-        let m = &self.motor;
-        let motor = match drive(
-            m.motor_model,
-            m.target_position,
-            m.target_velocity,
-            m.max_force,
-            b.reduced_mass,
-        ) {
-            _ if !m.enabled => Mirror::Off,
+        let motor = match self.motor.drive(b.reduced_mass) {
             Drive::Spring { target, settings } => Mirror::SlideTarget(
                 SlideTarget {
                     body1: h1,
@@ -378,31 +362,14 @@ where
 
 /// Deactivates every joint of `slot` but the one of kind `keep`.
 fn deactivate_except(mirrors: &mut ParamSet<MirrorQueries>, slot: Entity, keep: Option<usize>) {
-    let off = |kind: usize| keep != Some(kind);
-    if off(0) {
-        deactivate(&mut mirrors.p0(), slot);
+    macro_rules! each_kind {
+        ($($query:ident $kind:literal),*) => {$(
+            if keep != Some($kind) {
+                deactivate(&mut mirrors.$query(), slot);
+            }
+        )*};
     }
-    if off(1) {
-        deactivate(&mut mirrors.p1(), slot);
-    }
-    if off(2) {
-        deactivate(&mut mirrors.p2(), slot);
-    }
-    if off(3) {
-        deactivate(&mut mirrors.p3(), slot);
-    }
-    if off(4) {
-        deactivate(&mut mirrors.p4(), slot);
-    }
-    if off(5) {
-        deactivate(&mut mirrors.p5(), slot);
-    }
-    if off(6) {
-        deactivate(&mut mirrors.p6(), slot);
-    }
-    if off(7) {
-        deactivate(&mut mirrors.p7(), slot);
-    }
+    each_kind!(p0 0, p1 1, p2 2, p3 3, p4 4, p5 5, p6 6, p7 7);
 }
 
 fn deactivate<C: Constraint<D, 2>, const D: usize>(

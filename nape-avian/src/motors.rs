@@ -9,7 +9,7 @@
 //! without stiffness is a velocity motor: a velocity-only row bounded by the motor's
 //! maximum force.
 
-use avian2d::prelude::MotorModel;
+use avian2d::prelude::{AngularMotor, LinearMotor, MotorModel};
 use nape::{BodyHandle, ConstraintSettings, Vec2, constraint};
 
 /// Holds the position of `anchor2` (on `body2`) along the line through `anchor1` (on
@@ -70,9 +70,32 @@ pub(crate) enum Drive {
         rate: f32,
         settings: ConstraintSettings,
     },
-    /// A spring of no stiffness nor damping: no row.
+    /// A disabled motor, or a spring of no stiffness nor damping: no row.
     Idle,
 }
+
+/// An Avian motor's nape row.
+pub(crate) trait AvianMotor {
+    /// The row, given the effective mass (or inertia) of the coordinate it drives;
+    /// [`Drive::Idle`] when the motor is disabled.
+    fn drive(&self, mass: f32) -> Drive;
+}
+
+macro_rules! avian_motor {
+    ($($motor:ty: $max:ident),*) => {$(
+        impl AvianMotor for $motor {
+            fn drive(&self, mass: f32) -> Drive {
+                if !self.enabled {
+                    return Drive::Idle;
+                }
+                let (position, velocity) = (self.target_position, self.target_velocity);
+                drive(self.motor_model, position, velocity, self.$max, mass)
+            }
+        }
+    )*};
+}
+
+avian_motor!(AngularMotor: max_torque, LinearMotor: max_force);
 
 /// The nape row of a motor of `model` driving a coordinate toward `target_position` and
 /// `target_velocity` with at most `max_force`; `mass` is the coordinate's effective mass

@@ -14,6 +14,22 @@ fn app() -> App {
     })
 }
 
+/// Without gravity: a static ground at the origin and a body of `mass` kg (0.1 kg·m²)
+/// there.
+fn weightless(mass: f32) -> (App, Entity, Entity) {
+    let mut app = app();
+    app.insert_resource(Gravity(Vec2::ZERO));
+    let ground = anchor(&mut app, Vec2::ZERO);
+    let body = point_mass(&mut app, Vec2::ZERO, mass, 0.1);
+    (app, ground, body)
+}
+
+/// A motor model of pure velocity control: it drives the joint's rate only.
+const VELOCITY_CONTROL: MotorModel = MotorModel::AccelerationBased {
+    stiffness: 0.0,
+    damping: 1.0,
+};
+
 /// The world distance between `local1` on `body1` and `local2` on `body2`.
 fn gap(app: &App, body1: Entity, local1: Vec2, body2: Entity, local2: Vec2) -> f32 {
     let world = |body: Entity, local: Vec2| {
@@ -43,16 +59,10 @@ fn a_revolute_pendulum_keeps_its_anchors() {
 
 #[test]
 fn a_revolute_motor_and_limit_stop_a_wheel_past_half_a_turn() {
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let wheel = point_mass(&mut app, Vec2::ZERO, 1.0, 0.1);
-    let motor = AngularMotor::new(MotorModel::AccelerationBased {
-        stiffness: 0.0,
-        damping: 1.0,
-    })
-    .with_target_velocity(3.0)
-    .with_max_torque(1.0);
+    let (mut app, ground, wheel) = weightless(1.0);
+    let motor = AngularMotor::new(VELOCITY_CONTROL)
+        .with_target_velocity(3.0)
+        .with_max_torque(1.0);
     app.world_mut().spawn(
         RevoluteJoint::new(ground, wheel)
             .with_angle_limits(-1.0, 4.0)
@@ -107,10 +117,7 @@ fn a_fixed_joint_holds_a_hundred_times_heavier_body() {
 
 #[test]
 fn a_prismatic_joint_slides_along_its_axis_to_its_limit() {
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let slider = point_mass(&mut app, Vec2::ZERO, 1.0, 0.1);
+    let (mut app, ground, slider) = weightless(1.0);
     app.world_mut()
         .entity_mut(slider)
         .insert((LinearVelocity(Vec2::new(1.0, 1.0)), AngularVelocity(2.0)));
@@ -142,10 +149,7 @@ fn a_distance_joint_is_a_rope_between_its_limits() {
 
 #[test]
 fn a_revolute_spring_motor_reaches_its_target_angle() {
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let wheel = point_mass(&mut app, Vec2::ZERO, 1.0, 0.1);
+    let (mut app, ground, wheel) = weightless(1.0);
     let motor = AngularMotor::new(MotorModel::SpringDamper {
         frequency: 2.0,
         damping_ratio: 1.0,
@@ -167,16 +171,10 @@ fn a_revolute_spring_motor_reaches_its_target_angle() {
 
 #[test]
 fn a_prismatic_velocity_motor_drives_at_its_speed_within_its_force() {
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let slider = point_mass(&mut app, Vec2::ZERO, 2.0, 0.1);
-    let motor = LinearMotor::new(MotorModel::AccelerationBased {
-        stiffness: 0.0,
-        damping: 1.0,
-    })
-    .with_target_velocity(1.5)
-    .with_max_force(3.0);
+    let (mut app, ground, slider) = weightless(2.0);
+    let motor = LinearMotor::new(VELOCITY_CONTROL)
+        .with_target_velocity(1.5)
+        .with_max_force(3.0);
     app.world_mut()
         .spawn(PrismaticJoint::new(ground, slider).with_motor(motor));
     // 3 N on 2 kg: 1.5 m/s² until the target speed, reached at 1 s.
@@ -197,10 +195,7 @@ fn a_prismatic_velocity_motor_drives_at_its_speed_within_its_force() {
 #[test]
 fn a_prismatic_spring_motor_oscillates_at_its_frequency_and_decays_at_its_damping() {
     let (frequency, damping_ratio) = (1.0f32, 0.1f32);
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let slider = point_mass(&mut app, Vec2::ZERO, 1.0, 0.1);
+    let (mut app, ground, slider) = weightless(1.0);
     app.world_mut()
         .entity_mut(slider)
         .insert(LinearVelocity(Vec2::new(1.0, 0.0)));
@@ -250,10 +245,7 @@ fn a_prismatic_spring_motor_oscillates_at_its_frequency_and_decays_at_its_dampin
 
 #[test]
 fn a_motor_switched_from_spring_to_velocity_control_lets_go_of_its_target() {
-    let mut app = app();
-    app.insert_resource(Gravity(Vec2::ZERO));
-    let ground = anchor(&mut app, Vec2::ZERO);
-    let wheel = point_mass(&mut app, Vec2::ZERO, 1.0, 0.1);
+    let (mut app, ground, wheel) = weightless(1.0);
     let spring = AngularMotor::new(MotorModel::SpringDamper {
         frequency: 2.0,
         damping_ratio: 1.0,
@@ -263,11 +255,7 @@ fn a_motor_switched_from_spring_to_velocity_control_lets_go_of_its_target() {
         .spawn(RevoluteJoint::new(ground, wheel).with_motor(spring))
         .id();
     step(&mut app, 30);
-    let velocity_control = AngularMotor::new(MotorModel::AccelerationBased {
-        stiffness: 0.0,
-        damping: 1.0,
-    })
-    .with_target_velocity(2.0);
+    let velocity_control = AngularMotor::new(VELOCITY_CONTROL).with_target_velocity(2.0);
     app.world_mut()
         .get_mut::<RevoluteJoint>(joint)
         .unwrap()
