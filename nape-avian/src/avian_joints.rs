@@ -4,7 +4,7 @@
 //!
 //! | Avian | nape |
 //! | --- | --- |
-//! | `RevoluteJoint` | `PivotJoint`, an `AngleJoint` for `angle_limit`, a `MotorJoint` for `motor` |
+//! | `RevoluteJoint` | `PivotJoint`, an `AngleJoint` for `angle_limit`, an `AngleJoint` or a `MotorJoint` for `motor` |
 //! | `FixedJoint` | `WeldJoint` |
 //! | `PrismaticJoint` | `LineJoint` along `basis1 · slider_axis` with `limits`, an `AngleJoint` holding the bases aligned, a [`SlideTarget`] or [`SlideMotor`] for `motor` |
 //! | `DistanceJoint` | `DistanceJoint` with `limits` |

@@ -162,13 +162,14 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
             // Avian has integrated positions since the biased solve: the relax leaves
             // velocities that the joint's rows at the new poses accept.
             self.measure(constraint, bodies, false);
-            if spring {
-                // A spring's implicit step is the one of the biased solve: the relax
-                // keeps its target (the error at the substep's start), so that it
-                // converges to the same impulse instead of stepping the spring again.
-                self.error = substep_start_error;
-            }
         }
+        // A spring's implicit step is the biased solve's: the relax aims at the same
+        // error, so that it converges to the same impulse instead of stepping again.
+        let aim = if spring {
+            substep_start_error
+        } else {
+            self.error
+        };
         let softness = if settings.stiff || C::VELOCITY_ONLY {
             rigid(self.h)
         } else {
@@ -178,11 +179,11 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         for i in 0..D {
             bias[i] = if C::VELOCITY_ONLY {
                 self.velocity_bias[i]
-            } else if !is_violated(self.side[i], self.error[i]) {
+            } else if !is_violated(self.side[i], aim[i]) {
                 // Speculative: the row may close its gap within this substep, no more.
-                self.error[i] / self.h
+                aim[i] / self.h
             } else if spring || biased {
-                softness.bias_rate * self.error[i]
+                softness.bias_rate * aim[i]
             } else {
                 0.0
             };
