@@ -4,20 +4,25 @@
 //!
 //! | Avian | nape |
 //! | --- | --- |
-//! | `RevoluteJoint` | `PivotJoint`, an `AngleJoint` for `angle_limit`, a `MotorJoint` for `motor` |
+//! | `RevoluteJoint` | `PivotJoint`, an `AngleJoint` for `angle_limit`, an `AngleJoint` or a `MotorJoint` for `motor` |
 //! | `FixedJoint` | `WeldJoint` |
-//! | `PrismaticJoint` | `LineJoint` along `basis1 · slider_axis` with `limits`, and an `AngleJoint` holding the bases aligned |
+//! | `PrismaticJoint` | `LineJoint` along `basis1 · slider_axis` with `limits`, an `AngleJoint` holding the bases aligned, a [`SlideTarget`] or [`SlideMotor`] for `motor` |
 //! | `DistanceJoint` | `DistanceJoint` with `limits` |
 //!
 //! Compliance `α` becomes a soft row of stiffness `1/α` over the bodies' reduced mass;
-//! `α = 0` is stiff. Angle limits are on wound angles, so they may exceed ±π. A revolute
-//! motor drives its `target_velocity` with at most `max_torque`; its `target_position`
-//! and spring model, and prismatic motors, have no nape counterpart here and are left out.
+//! `α = 0` is stiff. Angle limits are on wound angles, so they may exceed ±π. A motor with
+//! a stiffness (every `SpringDamper`, the other models with `stiffness > 0`) is a soft row
+//! holding the joint's angle (`AngleJoint`) or position along the axis ([`SlideTarget`])
+//! at a target that folds in `target_velocity` (see [`crate::motors`]); one without is a
+//! velocity motor (`MotorJoint`, [`SlideMotor`]) that reaches `target_velocity` within a
+//! substep, where Avian's approaches it at the rate `damping`. Both are bounded by
+//! `max_torque` or `max_force`. A revolute motor's target angle is wound, where Avian takes
+//! the shortest way round.
 
 use avian2d::dynamics::joints::JointSystems;
 use avian2d::prelude::{
-    ComputedCenterOfMass, ComputedMass, DistanceJoint as AvianDistance, FixedJoint, JointDisabled,
-    PhysicsSchedule, PrismaticJoint, RevoluteJoint, SolverSystems,
+    ComputedAngularInertia, ComputedCenterOfMass, ComputedMass, DistanceJoint as AvianDistance,
+    FixedJoint, JointDisabled, PhysicsSchedule, PrismaticJoint, RevoluteJoint, SolverSystems,
 };
 use bevy::prelude::*;
 use nape::{
@@ -26,7 +31,8 @@ use nape::{
 };
 
 use crate::body_access::to_nape;
-use crate::{NapeJoint, NapeJointSystems, slots};
+use crate::motors::{AvianMotor, Drive, SlideMotor, SlideTarget};
+use crate::{NapeJoint, NapeJointSystems, NapeJointsAppExt, slots};
 
 /// Solves Avian's `RevoluteJoint`, `FixedJoint`, `PrismaticJoint` and `DistanceJoint`
 /// with nape (needs [`NapeJointsPlugin`](crate::NapeJointsPlugin)). Build Avian without
@@ -39,6 +45,8 @@ pub struct NapeMirror(pub [Entity; 3]);
 
 impl Plugin for AvianJointsPlugin {
     fn build(&self, app: &mut App) {
+        app.add_nape_joint::<SlideTarget, _, _>()
+            .add_nape_joint::<SlideMotor, _, _>();
         app.add_systems(
             PhysicsSchedule,
             (
@@ -55,11 +63,12 @@ impl Plugin for AvianJointsPlugin {
     }
 }
 
-/// The bodies' centres of mass (local) and reduced mass, for converting anchors and
-/// compliances.
+/// The bodies' centres of mass (local), reduced mass and reduced angular inertia, for
+/// converting anchors, compliances and force-based motor gains.
 struct Bodies {
     centres: [Vec2; 2],
     reduced_mass: f32,
+    reduced_inertia: f32,
 }
 
 /// What one Avian joint type becomes.
@@ -77,7 +86,26 @@ enum Mirror {
     Motor(MotorJoint, ConstraintSettings),
     Line(LineJoint, ConstraintSettings),
     Distance(DistanceJoint, ConstraintSettings),
+    SlideTarget(SlideTarget, ConstraintSettings),
+    SlideMotor(SlideMotor, ConstraintSettings),
     Off,
+}
+
+impl Mirror {
+    /// The position of the variant's query in [`MirrorQueries`]; `None` for `Off`.
+    fn kind(&self) -> Option<usize> {
+        Some(match self {
+            Self::Pivot(..) => 0,
+            Self::Weld(..) => 1,
+            Self::Angle(..) => 2,
+            Self::Motor(..) => 3,
+            Self::Line(..) => 4,
+            Self::Distance(..) => 5,
+            Self::SlideTarget(..) => 6,
+            Self::SlideMotor(..) => 7,
+            Self::Off => return None,
+        })
+    }
 }
 
 /// Stiff for `α = 0`, else a spring of stiffness `1/α` over `mass`, undamped as XPBD's
@@ -115,17 +143,15 @@ impl Mirrored for RevoluteJoint {
             let joint = AngleJoint::new(h1, h2, l.min + offset, l.max + offset);
             Mirror::Angle(joint, compliance(self.limit_compliance, b.reduced_mass))
         });
-        let motor = if self.motor.enabled {
-            let settings = ConstraintSettings {
-                max_force: self.motor.max_torque,
-                ..ConstraintSettings::default()
-            };
-            Mirror::Motor(
-                MotorJoint::new(h1, h2, self.motor.target_velocity),
-                settings,
-            )
-        } else {
-            Mirror::Off
+        let motor = match self.motor.drive(b.reduced_inertia) {
+            Drive::Spring { target, settings } => {
+                let angle = target + offset;
+                Mirror::Angle(AngleJoint::new(h1, h2, angle, angle), settings)
+            }
+            Drive::Velocity { rate, settings } => {
+                Mirror::Motor(MotorJoint::new(h1, h2, rate), settings)
+            }
+            Drive::Idle => Mirror::Off,
         };
         let point = compliance(self.point_compliance, b.reduced_mass);
         Some([Mirror::Pivot(pivot, point), limit, motor])
@@ -167,10 +193,33 @@ impl Mirrored for PrismaticJoint {
             .map_or((f32::NEG_INFINITY, f32::INFINITY), |l| (l.min, l.max));
         let line = LineJoint::new(h1, h2, a1, a2, axis, min, max);
         let align = AngleJoint::new(h1, h2, phase, phase);
+        let motor = match self.motor.drive(b.reduced_mass) {
+            Drive::Spring { target, settings } => Mirror::SlideTarget(
+                SlideTarget {
+                    body1: h1,
+                    body2: h2,
+                    anchor1: a1,
+                    anchor2: a2,
+                    direction: axis,
+                    target,
+                },
+                settings,
+            ),
+            Drive::Velocity { rate, settings } => Mirror::SlideMotor(
+                SlideMotor {
+                    body1: h1,
+                    body2: h2,
+                    direction: axis,
+                    rate,
+                },
+                settings,
+            ),
+            Drive::Idle => Mirror::Off,
+        };
         Some([
             Mirror::Line(line, compliance(self.align_compliance, b.reduced_mass)),
             Mirror::Angle(align, compliance(self.angle_compliance, b.reduced_mass)),
-            Mirror::Off,
+            motor,
         ])
     }
 }
@@ -200,24 +249,31 @@ type MirrorQueries<'w, 's> = (
     Query<'w, 's, &'static mut NapeJoint<MotorJoint, 1, 2>>,
     Query<'w, 's, &'static mut NapeJoint<LineJoint, 2, 2>>,
     Query<'w, 's, &'static mut NapeJoint<DistanceJoint, 1, 2>>,
+    Query<'w, 's, &'static mut NapeJoint<SlideTarget, 1, 2>>,
+    Query<'w, 's, &'static mut NapeJoint<SlideMotor, 1, 2>>,
 );
 
 /// Keeps each Avian joint's mirrors equal to it, spawning them the first time.
 fn mirror<A: Mirrored>(
     joints: Query<(Entity, &A, Option<&NapeMirror>, Has<JointDisabled>)>,
-    bodies: Query<(&ComputedCenterOfMass, &ComputedMass)>,
+    bodies: Query<(
+        &ComputedCenterOfMass,
+        &ComputedMass,
+        &ComputedAngularInertia,
+    )>,
     mut mirrors: ParamSet<MirrorQueries>,
     mut commands: Commands,
 ) {
     for (entity, joint, mirrored, disabled) in &joints {
         let ends = joint.bodies();
-        let Ok([(c1, m1), (c2, m2)]) = bodies.get_many(ends) else {
+        let Ok([(c1, m1, i1), (c2, m2, i2)]) = bodies.get_many(ends) else {
             continue;
         };
-        let inverse = m1.inverse() + m2.inverse();
+        let reduced = |inverse: f32| if inverse > 0.0 { 1.0 / inverse } else { 0.0 };
         let b = Bodies {
             centres: [to_nape(c1.0), to_nape(c2.0)],
-            reduced_mass: if inverse > 0.0 { 1.0 / inverse } else { 0.0 },
+            reduced_mass: reduced(m1.inverse() + m2.inverse()),
+            reduced_inertia: reduced(i1.inverse() + i2.inverse()),
         };
         let Some(parts) = joint.nape(&b) else {
             continue;
@@ -232,6 +288,9 @@ fn mirror<A: Mirrored>(
             continue;
         };
         for (slot, part) in slots.into_iter().zip(parts) {
+            // A slot whose part changed kind (a motor's model, a limit switched off)
+            // keeps its old joint, inactive.
+            deactivate_except(&mut mirrors, slot, part.kind());
             let fresh = match part {
                 Mirror::Pivot(c, s) => update(&mut mirrors.p0(), slot, c, s, ends, disabled),
                 Mirror::Weld(c, s) => update(&mut mirrors.p1(), slot, c, s, ends, disabled),
@@ -239,12 +298,9 @@ fn mirror<A: Mirrored>(
                 Mirror::Motor(c, s) => update(&mut mirrors.p3(), slot, c, s, ends, disabled),
                 Mirror::Line(c, s) => update(&mut mirrors.p4(), slot, c, s, ends, disabled),
                 Mirror::Distance(c, s) => update(&mut mirrors.p5(), slot, c, s, ends, disabled),
-                Mirror::Off => {
-                    // A limit or motor switched off: its mirror stays, inactive.
-                    deactivate(&mut mirrors.p2(), slot);
-                    deactivate(&mut mirrors.p3(), slot);
-                    None
-                }
+                Mirror::SlideTarget(c, s) => update(&mut mirrors.p6(), slot, c, s, ends, disabled),
+                Mirror::SlideMotor(c, s) => update(&mut mirrors.p7(), slot, c, s, ends, disabled),
+                Mirror::Off => None,
             };
             if let Some(part) = fresh {
                 insert(&mut commands.entity(slot), part, ends, disabled);
@@ -271,6 +327,8 @@ fn insert(child: &mut EntityCommands, part: Mirror, ends: [Entity; 2], disabled:
         Mirror::Motor(c, s) => child.insert(joint_of(c, s, ends, disabled)),
         Mirror::Line(c, s) => child.insert(joint_of(c, s, ends, disabled)),
         Mirror::Distance(c, s) => child.insert(joint_of(c, s, ends, disabled)),
+        Mirror::SlideTarget(c, s) => child.insert(joint_of(c, s, ends, disabled)),
+        Mirror::SlideMotor(c, s) => child.insert(joint_of(c, s, ends, disabled)),
         Mirror::Off => child,
     };
 }
@@ -302,6 +360,18 @@ where
     None
 }
 
+/// Deactivates every joint of `slot` but the one of kind `keep`.
+fn deactivate_except(mirrors: &mut ParamSet<MirrorQueries>, slot: Entity, keep: Option<usize>) {
+    macro_rules! each_kind {
+        ($($query:ident $kind:literal),*) => {$(
+            if keep != Some($kind) {
+                deactivate(&mut mirrors.$query(), slot);
+            }
+        )*};
+    }
+    each_kind!(p0 0, p1 1, p2 2, p3 3, p4 4, p5 5, p6 6, p7 7);
+}
+
 fn deactivate<C: Constraint<D, 2>, const D: usize>(
     joints: &mut Query<&mut NapeJoint<C, D, 2>>,
     slot: Entity,
@@ -329,5 +399,7 @@ mirror_from!(
     Angle(AngleJoint),
     Motor(MotorJoint),
     Line(LineJoint),
-    Distance(DistanceJoint)
+    Distance(DistanceJoint),
+    SlideTarget(SlideTarget),
+    SlideMotor(SlideMotor)
 );

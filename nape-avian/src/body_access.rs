@@ -150,19 +150,17 @@ impl SolverBodies<'_, '_> {
 }
 
 impl SolverBodies<'_, '_> {
-    /// The velocities of `entities` (zero for a body without a solver body).
-    pub(crate) fn velocities(&self, entities: &[Entity]) -> Vec<Velocity> {
-        entities
-            .iter()
-            .map(|&e| {
-                self.bodies
-                    .get(e)
-                    .map_or(Velocity::default(), |(body, _)| Velocity {
-                        linear: to_nape(body.linear_velocity),
-                        angular: body.angular_velocity,
-                    })
-            })
-            .collect()
+    /// The velocities of `entities` into `out` (zero for a body without a solver body).
+    pub(crate) fn velocities(&self, entities: &[Entity], out: &mut Vec<Velocity>) {
+        out.clear();
+        out.extend(entities.iter().map(|&e| {
+            self.bodies
+                .get(e)
+                .map_or(Velocity::default(), |(body, _)| Velocity {
+                    linear: to_nape(body.linear_velocity),
+                    angular: body.angular_velocity,
+                })
+        }));
     }
 
     /// Writes `velocities` back to the dynamic bodies among `entities`.

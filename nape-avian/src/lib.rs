@@ -60,6 +60,7 @@ mod avian_joints;
 mod body_access;
 mod exact;
 mod headless;
+pub mod motors;
 mod rows;
 mod systems;
 
@@ -79,6 +80,7 @@ use nape::{
 
 pub use avian_joints::{AvianJointsPlugin, NapeMirror};
 pub use headless::headless_app;
+pub use motors::{SlideMotor, SlideTarget};
 pub use systems::NapeJointState;
 
 /// `B` body handles of no space, for building a constraint whose bodies a [`NapeJoint`]

@@ -6,7 +6,9 @@
 // Rows, slots and envelope columns are indices into several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use nape::{BreakCause, Constraint, ConstraintSettings, InverseMass, Pose, SharedSlots, Velocity};
+use nape::{
+    BreakCause, Constraint, ConstraintSettings, InverseMass, Pose, SharedSlots, SoftStep, Velocity,
+};
 
 /// Which side of a row's bounds the row works against this substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -20,36 +22,12 @@ enum Side {
     Upper,
 }
 
-/// How a row's bias velocity and impulse are scaled (Box2D's `b2Softness`).
-#[derive(Clone, Copy, Debug)]
-struct Softness {
-    bias_rate: f32,
-    mass_scale: f32,
-    impulse_scale: f32,
-}
-
-impl Softness {
-    /// A rigid row that removes its error within one substep.
-    fn rigid(h: f32) -> Self {
-        Self {
-            bias_rate: 1.0 / h,
-            mass_scale: 1.0,
-            impulse_scale: 0.0,
-        }
-    }
-
-    /// A damped spring of `frequency` Hz and `damping` ratio, relative to the row's own
-    /// effective mass, integrated implicitly over a substep of `h`.
-    fn spring(frequency: f32, damping: f32, h: f32) -> Self {
-        let omega = std::f32::consts::TAU * frequency;
-        let a1 = 2.0 * damping + h * omega;
-        let a2 = h * omega * a1;
-        let a3 = 1.0 / (1.0 + a2);
-        Self {
-            bias_rate: omega / a1,
-            mass_scale: a2 * a3,
-            impulse_scale: a3,
-        }
+/// A rigid row's update: it removes its error within one substep of `h`.
+fn rigid(h: f32) -> SoftStep {
+    SoftStep {
+        bias_rate: 1.0 / h,
+        mass_scale: 1.0,
+        impulse_scale: 0.0,
     }
 }
 
@@ -178,26 +156,34 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         if self.broken.is_some() {
             return;
         }
+        let spring = !settings.stiff && !C::VELOCITY_ONLY;
+        let substep_start_error = self.error;
         if !biased {
             // Avian has integrated positions since the biased solve: the relax leaves
             // velocities that the joint's rows at the new poses accept.
             self.measure(constraint, bodies, false);
         }
-        let softness = if settings.stiff || C::VELOCITY_ONLY {
-            Softness::rigid(self.h)
+        // A spring's implicit step is the biased solve's: the relax aims at the same
+        // error, so that it converges to the same impulse instead of stepping again.
+        let aim = if spring {
+            substep_start_error
         } else {
-            Softness::spring(settings.frequency, settings.damping, self.h)
+            self.error
         };
-        let spring = !settings.stiff && !C::VELOCITY_ONLY;
+        let softness = if settings.stiff || C::VELOCITY_ONLY {
+            rigid(self.h)
+        } else {
+            settings.soft_step(self.h)
+        };
         let mut bias = [0.0; D];
         for i in 0..D {
             bias[i] = if C::VELOCITY_ONLY {
                 self.velocity_bias[i]
-            } else if !is_violated(self.side[i], self.error[i]) {
+            } else if !is_violated(self.side[i], aim[i]) {
                 // Speculative: the row may close its gap within this substep, no more.
-                self.error[i] / self.h
+                aim[i] / self.h
             } else if spring || biased {
-                softness.bias_rate * self.error[i]
+                softness.bias_rate * aim[i]
             } else {
                 0.0
             };
@@ -430,13 +416,5 @@ mod tests {
     fn dense_solve_gives_no_impulse_to_a_vanishing_row() {
         let x = solve_dense(&[[2.0, 0.0], [0.0, 0.0]], [4.0, 1.0]);
         assert_eq!(x, [2.0, 0.0]);
-    }
-
-    #[test]
-    fn a_spring_softens_the_mass_and_forgets_part_of_its_impulse() {
-        let s = Softness::spring(5.0, 1.0, 1.0 / 360.0);
-        assert!(s.mass_scale > 0.0 && s.mass_scale < 1.0);
-        assert!((s.mass_scale + s.impulse_scale - 1.0).abs() < 1e-6);
-        assert!(s.bias_rate > 0.0);
     }
 }

@@ -26,6 +26,8 @@ pub struct NapeJointState<C: Constraint<D, B>, const D: usize, const B: usize> {
     live: bool,
     /// Where its rows are in the exact solve's current rows, when it takes that path.
     exact: Option<RowOffset>,
+    /// Its bodies' indices in the exact solve, from its last push there.
+    exact_bodies: [usize; B],
 }
 
 impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointState<C, D, B> {
@@ -37,6 +39,7 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointS
             shared: SharedSlots::NONE,
             live: false,
             exact: None,
+            exact_bodies: [usize::MAX; B],
         }
     }
 }
@@ -101,12 +104,13 @@ pub(crate) fn register_shared(app: &mut App) {
 fn solve_exact<const BIASED: bool>(
     mut exact: ResMut<ExactRows>,
     mut bodies: SolverBodies,
+    mut velocities: Local<Vec<nape::Velocity>>,
     time: Res<Time>,
 ) {
     if exact.bodies().is_empty() {
         return;
     }
-    let mut velocities = bodies.velocities(exact.bodies());
+    bodies.velocities(exact.bodies(), &mut velocities);
     exact.solve(&mut velocities, time.delta_secs(), BIASED);
     bodies.set_velocities(exact.bodies(), &velocities);
 }
@@ -251,7 +255,8 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
     warm_start: f32,
 ) {
     for (entity, joint, mut state) in joints {
-        if !state.live {
+        if !state.live || (matches!(pass, Pass::Solve) && state.exact.is_some()) {
+            // The exact solve's biased pass needs nothing from the joint.
             continue;
         }
         let mut gathered = bodies.gather(&joint.bodies);
@@ -287,6 +292,7 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     exact.push(
                         entity,
                         &joint.bodies,
+                        &mut state.exact_bodies,
                         &gathered.inverse_masses,
                         &jacobian,
                         &error,
@@ -294,18 +300,16 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     )
                 });
             }
-            Pass::Solve | Pass::Relax if state.exact.is_some() => {
-                if matches!(pass, Pass::Relax) {
-                    state.rows.measure(constraint, &view, false);
-                    let (jacobian, error) = state.rows.exported(constraint);
-                    exact.update(
-                        entity,
-                        state.exact.unwrap_or_default(),
-                        &joint.bodies,
-                        &jacobian,
-                        &error,
-                    );
-                }
+            Pass::Relax if state.exact.is_some() => {
+                state.rows.measure(constraint, &view, false);
+                let (jacobian, error) = state.rows.exported(constraint);
+                exact.update(
+                    entity,
+                    state.exact.unwrap_or_default(),
+                    &state.exact_bodies,
+                    &jacobian,
+                    &error,
+                );
                 continue;
             }
             Pass::Solve => state

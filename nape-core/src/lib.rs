@@ -50,7 +50,7 @@ pub use joints::{
     AngleJoint, DistanceJoint, LineJoint, MotorJoint, PivotJoint, PulleyJoint, WeldJoint,
 };
 pub use nape_derive::constraint;
-pub use settings::ConstraintSettings;
+pub use settings::{ConstraintSettings, SoftStep};
 pub use snapshot::{SnapshotError, SnapshotFields, SnapshotRegistry};
 pub use space::{ConstraintHandle, ConstraintInfo, Snapshot, Space};
 pub use types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};

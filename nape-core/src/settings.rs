@@ -102,7 +102,32 @@ impl Default for ConstraintSettings {
     }
 }
 
+/// The coefficients of a soft row's impulse update over one substep (Box2D v3's
+/// `b2Softness`): `Δλ = −mass_scale·K⁻¹(J·v + bias_rate·C) − impulse_scale·λ`, for a
+/// solver of its own that steps nape's springs as nape's solver does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SoftStep {
+    /// The bias velocity per unit of positional error, 1/s.
+    pub bias_rate: f32,
+    /// The share of the rigid impulse the row takes.
+    pub mass_scale: f32,
+    /// The share of the accumulated impulse the row lets go each update.
+    pub impulse_scale: f32,
+}
+
 impl ConstraintSettings {
+    /// The spring of `frequency` and `damping` (ignoring `stiff`) as one implicit step of
+    /// `h` seconds, relative to the row's own effective mass.
+    #[must_use]
+    pub fn soft_step(&self, h: f32) -> SoftStep {
+        let spring = crate::solver::Softness::spring(self.frequency, self.damping, h);
+        SoftStep {
+            bias_rate: spring.bias_rate,
+            mass_scale: spring.mass_scale,
+            impulse_scale: spring.impulse_scale,
+        }
+    }
+
     /// The default settings made soft, with this `frequency` (Hz) and `damping` ratio.
     #[must_use]
     pub fn soft(frequency: f32, damping: f32) -> Self {
@@ -156,6 +181,17 @@ impl ConstraintSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_soft_step_softens_the_mass_and_forgets_part_of_the_impulse() {
+        let h = 1.0 / 360.0;
+        let step = ConstraintSettings::soft(5.0, 1.0).soft_step(h);
+        assert!(step.mass_scale > 0.0 && step.mass_scale < 1.0);
+        assert!((step.mass_scale + step.impulse_scale - 1.0).abs() < 1e-6);
+        // ω/(2ζ + hω): the bias rate of a critically damped 5 Hz spring.
+        let omega = std::f32::consts::TAU * 5.0;
+        assert!((step.bias_rate - omega / (2.0 + h * omega)).abs() < 1e-3);
+    }
 
     #[test]
     fn defaults_are_napes_and_validation_rejects_bad_values() {
