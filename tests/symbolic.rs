@@ -117,6 +117,32 @@ fn agree_on_random_states<T, S, const D: usize, const B: usize>(
             generated.effective_mass(&jg, &masses, shared),
             symbolic.effective_mass(&js, &masses, shared),
         );
+        // The one call the solver's preparation makes gives the three's values, bit for
+        // bit (one compiled function for the runtime joint, the three calls by default).
+        let (mut error, mut jacobian, mut k) =
+            ([f32::NAN; D], S::Jacobian::default(), [[f32::NAN; D]; D]);
+        symbolic.linearize(&poses, &masses, shared, &mut error, &mut jacobian, &mut k);
+        let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&error),
+            bits(&symbolic.position_error(&poses)),
+            "linearized c"
+        );
+        assert_eq!(
+            bits(
+                symbolic
+                    .jacobian_rows(&jacobian)
+                    .as_flattened()
+                    .as_flattened()
+            ),
+            bits(symbolic.jacobian_rows(&js).as_flattened().as_flattened()),
+            "linearized J"
+        );
+        assert_eq!(
+            bits(k.as_flattened()),
+            bits(ks.as_flattened()),
+            "linearized K"
+        );
         let kg: Vec<f32> = rows.iter().flat_map(|&i| rows.map(|j| kg[i][j])).collect();
         assert_close_to(&kg, ks.as_flattened(), 5.0 * j_size * j_size, "K");
         assert_close_to(

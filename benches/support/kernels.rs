@@ -4,7 +4,8 @@
 //! runtime (`nape::symbolic`) pivot, weld, line and pulley against the generated ones.
 //!
 //! `prepare` is what the solver does once per step (and per position iteration) for each
-//! joint: position error, Jacobian and effective mass, each stored. `solve` is one
+//! joint: position error, Jacobian and effective mass ([`Constraint::linearize`]), each
+//! stored. `solve` is one
 //! velocity iteration: velocity error and impulse application.
 
 use std::hint::black_box;
@@ -128,16 +129,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Workload<T, D, B> {
         }
     }
 
-    /// Position error, Jacobian and effective mass of every joint, stored.
+    /// Position error, Jacobian and effective mass of every joint, stored: one
+    /// `linearize` per joint, as the solver's preparation asks for them.
     #[inline(never)]
     pub fn prepare(&mut self) {
         for i in 0..JOINTS {
-            let poses = &self.poses[i];
-            self.errors[i] = self.joints[i].position_error(poses);
-            let jacobian = self.joints[i].jacobian(poses);
-            self.effective_masses[i] =
-                self.joints[i].effective_mass(&jacobian, &self.masses[i], self.shared[i]);
-            self.jacobians[i] = jacobian;
+            self.joints[i].linearize(
+                &self.poses[i],
+                &self.masses[i],
+                self.shared[i],
+                &mut self.errors[i],
+                &mut self.jacobians[i],
+                &mut self.effective_masses[i],
+            );
         }
         black_box((&self.errors, &self.jacobians, &self.effective_masses));
     }

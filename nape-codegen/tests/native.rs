@@ -1,7 +1,10 @@
 //! Tapes compiled to machine code compute what the interpreter does, bit for bit.
 #![cfg(all(feature = "jit", target_arch = "x86_64"))]
 
-use nape_codegen::runtime::{Input, NativeTape, PoseRecord, Program, Tape, compile};
+use nape_codegen::runtime::{
+    Input, LinearizationOut, NativeLinearization, NativeMass, NativeTape, PoseRecord, Program,
+    Tape, compile,
+};
 
 /// Poses as the test keeps them: fields in another order than `Input`'s, with a gap.
 #[derive(Clone, Copy, Debug, Default)]
@@ -144,5 +147,106 @@ fn compiled_tapes_compute_what_the_interpreter_does() {
         agree(&program, &program.stiffness, 2 * program.bodies.len());
         // The same outputs split elsewhere: the second slice takes the rest.
         agree(&program, &program.jacobian, entries / 2);
+    }
+}
+
+const WELD: &str = "#[constraint(position = (
+    body2.world_point(anchor2) - body1.world_point(anchor1),
+    body2.angle - body1.angle - phase,
+))]
+struct Weld { body1: BodyHandle, body2: BodyHandle, anchor1: Vec2, anchor2: Vec2, phase: f32 }";
+
+const MOTOR: &str =
+    "#[constraint(velocity = ratio * body2.angular_velocity - body1.angular_velocity - rate)]
+struct Motor { body1: BodyHandle, body2: BodyHandle, rate: f32, ratio: f32 }";
+
+/// Random poses (with their cached rotation) for `slots` slots.
+fn random_poses(random: &mut Random, slots: usize) -> Vec<Record> {
+    (0..slots)
+        .map(|_| {
+            let angle = random.next() * 2.0;
+            Record {
+                x: random.next() * 5.0,
+                y: random.next() * 5.0,
+                angle,
+                cos: angle.cos(),
+                sin: angle.sin(),
+                unused: f32::NAN,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn one_linearizing_function_computes_what_the_three_do() {
+    let bits = |values: &[f32]| values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for source in [MIXED, PULLEY, WELD, MOTOR] {
+        let program = compile(source).expect("compiles");
+        let (dim, slots) = (program.dim, program.bodies.len());
+        let entries = 3 * dim * slots;
+        let position = NativeTape::<Record>::compile(&program.position, dim).expect("compiles");
+        let jacobian = NativeTape::<Record>::compile(&program.jacobian, entries).expect("compiles");
+        let mass = NativeMass::compile(&program.jacobian, dim, slots).expect("compiles");
+        let fused = NativeLinearization::<Record>::compile(
+            &program.position,
+            &program.jacobian,
+            dim,
+            slots,
+        )
+        .expect("compiles");
+        let mut random = Random(0x2545_f491_4f6c_dd1d);
+        for case in 0..300 {
+            let poses = random_poses(&mut random, slots);
+            let scalars: Vec<f32> = program.scalars.iter().map(|_| random.next()).collect();
+            let vectors: Vec<[f32; 2]> = program
+                .vectors
+                .iter()
+                .map(|_| [random.next(), random.next()])
+                .collect();
+            let masses: Vec<[f32; 2]> = (0..slots)
+                .map(|_| [random.next().abs(), random.next().abs()])
+                .collect();
+            let (mut error, mut rows, mut bias, mut k) = (
+                vec![0.0; dim],
+                vec![0.0; entries],
+                vec![0.0; dim],
+                vec![0.0; dim * dim],
+            );
+            assert!(position.run(&poses, &scalars, &vectors, &[], &mut error, &mut []));
+            assert!(jacobian.run(&poses, &scalars, &vectors, &[], &mut rows, &mut bias));
+            assert!(mass.run(&rows, &masses, &mut k));
+            let mut together = [error.clone(), rows.clone(), bias.clone(), k.clone()]
+                .map(|v| vec![f32::NAN; v.len()]);
+            let [e, j, b, m] = &mut together;
+            let out = LinearizationOut {
+                error: e,
+                jacobian: j,
+                bias: b,
+                effective_mass: m,
+            };
+            assert!(fused.run(&poses, &scalars, &vectors, &masses, out));
+            for (name, separate, fused) in [
+                ("c", &error, e),
+                ("J", &rows, j),
+                ("b", &bias, b),
+                ("K", &k, m),
+            ] {
+                assert_eq!(bits(separate), bits(fused), "case {case}, {name}");
+            }
+        }
+        // Too short an output: nothing runs.
+        let mut short = vec![0.0; dim * dim - 1];
+        let (mut e, mut j, mut b) = (vec![0.0; dim], vec![0.0; entries], vec![0.0; dim]);
+        let out = LinearizationOut {
+            error: &mut e,
+            jacobian: &mut j,
+            bias: &mut b,
+            effective_mass: &mut short,
+        };
+        let poses = random_poses(&mut random, slots);
+        let vectors = vec![[0.0; 2]; program.vectors.len()];
+        let scalars = vec![0.0; program.scalars.len()];
+        let masses = vec![[1.0; 2]; slots];
+        assert!(!fused.run(&poses, &scalars, &vectors, &masses, out));
     }
 }

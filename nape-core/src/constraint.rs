@@ -12,6 +12,7 @@
 //! | [`velocity_error`](Constraint::velocity_error) | `J·v` |
 //! | [`effective_mass`](Constraint::effective_mass) | `K = J M⁻¹ Jᵀ`, including the cross terms of slots that hold the same body |
 //! | [`apply_impulse`](Constraint::apply_impulse) | `v += M⁻¹ Jᵀ λ` |
+//! | [`linearize`](Constraint::linearize) | `c`, `J` and `K` at once (by default, the three above) |
 //!
 //! `#[constraint]` derives all of them from the expression of `c`; a person may also
 //! implement the trait by hand (Nape's `UserConstraint`). Limits, softness, warm starting,
@@ -196,6 +197,29 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         inverse_masses: &[InverseMass; BODIES],
         shared: SharedSlots,
     ) -> [[f32; DIM]; DIM];
+
+    /// [`position_error`](Self::position_error), [`jacobian`](Self::jacobian) and
+    /// [`effective_mass`](Self::effective_mass) at the same poses, written to `error`,
+    /// `jacobian` and `effective_mass`, as the solver asks for them when it prepares the
+    /// constraint. The default calls the three; a constraint that computes them in one pass
+    /// (a runtime constraint's compiled code) overrides it. The results go to the caller's
+    /// places for them: copied out of a returned value right after compiled code wrote them,
+    /// they waited for those stores to retire (a wide load of narrower stores is not
+    /// forwarded).
+    #[inline]
+    fn linearize(
+        &self,
+        poses: &[Pose; BODIES],
+        inverse_masses: &[InverseMass; BODIES],
+        shared: SharedSlots,
+        error: &mut [f32; DIM],
+        jacobian: &mut Self::Jacobian,
+        effective_mass: &mut [[f32; DIM]; DIM],
+    ) {
+        *error = self.position_error(poses);
+        *jacobian = self.jacobian(poses);
+        *effective_mass = self.effective_mass(jacobian, inverse_masses, shared);
+    }
 
     /// `J·v` for the current velocities (the bias `b` of a velocity-only constraint is
     /// [`velocity_bias`](Self::velocity_bias)'s).

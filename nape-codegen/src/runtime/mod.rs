@@ -25,7 +25,7 @@ use crate::model::{self, Mode, Model};
 use crate::parse;
 use crate::symbolic::{Id, Leaf};
 #[cfg(all(feature = "jit", target_arch = "x86_64"))]
-pub use native::{NativeMass, NativeTape, PoseRecord};
+pub use native::{LinearizationOut, NativeLinearization, NativeMass, NativeTape, PoseRecord};
 use tape::TapeBuilder;
 pub use tape::{Axis, Input, Tape, TapeError};
 

@@ -181,10 +181,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             && s.stiff
             && !T::HAS_LIMITS
             && !(s.break_under_error && substep.first);
-        let (w, error, inequality, speculative) = if T::VELOCITY_ONLY || error_unused {
-            ([1.0; D], [0.0; D], [false; D], [false; D])
+        // The error, `J` and `K` in one call where all three are needed (one compiled
+        // function for a runtime constraint).
+        let error_needed = !(T::VELOCITY_ONLY || error_unused);
+        let (mut position, mut k) = ([0.0; D], [[0.0; D]; D]);
+        if error_needed {
+            e.constraint.linearize(
+                &slot_poses,
+                &e.inverse_masses,
+                c.shared,
+                &mut position,
+                &mut e.jacobian,
+                &mut k,
+            );
         } else {
-            let position = e.constraint.position_error(&slot_poses);
+            e.jacobian = e.constraint.jacobian(&slot_poses);
+            k = e
+                .constraint
+                .effective_mass(&e.jacobian, &e.inverse_masses, c.shared);
+        }
+        let (w, error, inequality, speculative) = if error_needed {
             let (mut r, speculative) = if T::HAS_LIMITS {
                 let bounds = e.constraint.bounds();
                 let mut r = rows(&position, &bounds);
@@ -215,11 +231,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 }
             }
             (r.0, r.1, r.2, speculative)
+        } else {
+            ([1.0; D], [0.0; D], [false; D], [false; D])
         };
-        e.jacobian = e.constraint.jacobian(&slot_poses);
-        let k = e
-            .constraint
-            .effective_mass(&e.jacobian, &e.inverse_masses, c.shared);
         if k.iter().flatten().any(|x| !x.is_finite()) {
             // A Jacobian gone non-finite (a user's constraint at a singular pose): the
             // constraint sits this substep out rather than spreading NaN to its bodies.

@@ -1,5 +1,6 @@
 //! [`Constraint`] for [`SymbolicConstraint`]: the tapes for `c(q)`, `J` and the geometric
-//! stiffness; dense products of `J` for the rest.
+//! stiffness (compiled, `c`, `J` and `K` also as one function for `linearize`); dense
+//! products of `J` for the rest.
 
 use nape_codegen::runtime::{Axis, Input};
 
@@ -272,6 +273,36 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
             }
         }
         k
+    }
+
+    #[inline]
+    fn linearize(
+        &self,
+        poses: &[Pose; BODIES],
+        inverse_masses: &[InverseMass; BODIES],
+        shared: SharedSlots,
+        error: &mut [f32; DIM],
+        jacobian: &mut Self::Jacobian,
+        effective_mass: &mut [[f32; DIM]; DIM],
+    ) {
+        #[cfg(all(feature = "jit", target_arch = "x86_64"))]
+        if shared.is_empty()
+            && let Some(native) = &self.compiled.native.linearization
+        {
+            let masses = inverse_masses.map(|m| [m.mass, m.inertia]);
+            let out = nape_codegen::runtime::LinearizationOut {
+                error,
+                jacobian: jacobian.rows.as_flattened_mut().as_flattened_mut(),
+                bias: &mut jacobian.bias,
+                effective_mass: effective_mass.as_flattened_mut(),
+            };
+            if native.run(poses, &self.scalars, &self.vectors, &masses, out) {
+                return;
+            }
+        }
+        *error = self.position_error(poses);
+        *jacobian = self.jacobian(poses);
+        *effective_mass = self.effective_mass(jacobian, inverse_masses, shared);
     }
 
     #[inline]

@@ -1,7 +1,7 @@
 //! The tapes of a [`Compiled`](super::Compiled) text as machine code (feature `jit`,
 //! x86-64): what the interpreter computes, without its dispatch per operation.
 
-use nape_codegen::runtime::{NativeMass, NativeTape, PoseRecord, Program};
+use nape_codegen::runtime::{NativeLinearization, NativeMass, NativeTape, PoseRecord, Program};
 
 use crate::types::Pose;
 
@@ -23,6 +23,8 @@ pub(super) struct Natives {
     pub(super) stiffness: Option<NativeTape<Pose>>,
     /// `K` for slots on distinct bodies.
     pub(super) mass: Option<NativeMass>,
+    /// `c`, `J` and `K` in one call, for slots on distinct bodies.
+    pub(super) linearization: Option<NativeLinearization<Pose>>,
 }
 
 impl Natives {
@@ -35,14 +37,22 @@ impl Natives {
                 jacobian: None,
                 stiffness: None,
                 mass: None,
+                linearization: None,
             };
         }
-        let entries = 3 * program.dim * program.bodies.len();
+        let (dim, slots) = (program.dim, program.bodies.len());
+        let entries = 3 * dim * slots;
         Self {
-            position: NativeTape::compile(&program.position, program.dim),
+            position: NativeTape::compile(&program.position, dim),
             jacobian: NativeTape::compile(&program.jacobian, entries),
             stiffness: NativeTape::compile(&program.stiffness, 2 * program.bodies.len()),
-            mass: NativeMass::compile(&program.jacobian, program.dim, program.bodies.len()),
+            mass: NativeMass::compile(&program.jacobian, dim, slots),
+            linearization: NativeLinearization::compile(
+                &program.position,
+                &program.jacobian,
+                dim,
+                slots,
+            ),
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::runtime::Tape;
 
 /// A value of the function being built: known when it is compiled, or computed.
 #[derive(Clone, Copy)]
-enum Term {
+pub(super) enum Term {
     Known(f32),
     Computed(Value),
 }
@@ -93,31 +93,8 @@ impl NativeMass {
                     None => load(b, 0, e)?,
                 });
             }
-            let mut masses = Vec::with_capacity(2 * slots);
-            for k in 0..2 * slots {
-                masses.push(load(b, 1, k)?);
-            }
-            let entry = |i: usize, s: usize, axis: usize| entries[(i * slots + s) * 3 + axis];
-            let mut k = vec![Term::Known(0.0); dim * dim];
-            for i in 0..dim {
-                for j in i..dim {
-                    // The dense product's order: per slot `(a_x b_x + a_y b_y)·m + a_θ b_θ·I`.
-                    let mut sum = Term::Known(0.0);
-                    for s in 0..slots {
-                        let x = entry(i, s, 0).mul(entry(j, s, 0), b);
-                        let y = entry(i, s, 1).mul(entry(j, s, 1), b);
-                        let linear = x.add(y, b).mul(masses[2 * s], b);
-                        let angular = entry(i, s, 2)
-                            .mul(entry(j, s, 2), b)
-                            .mul(masses[2 * s + 1], b);
-                        let weighted = linear.add(angular, b);
-                        sum = sum.add(weighted, b);
-                    }
-                    k[i * dim + j] = sum;
-                    k[j * dim + i] = sum;
-                }
-            }
-            let values: Vec<Value> = k.into_iter().map(|term| term.value(b)).collect();
+            let masses = load_masses(b, arguments[1], slots)?;
+            let values = effective_mass(b, &entries, &masses, dim, slots);
             store_all(b, &values, arguments[4])
         })?;
         Some(Self { code, dim, slots })
@@ -149,4 +126,53 @@ impl NativeMass {
         }
         true
     }
+}
+
+/// Per slot `[1/m, 1/I]` from `pointer` on.
+pub(super) fn load_masses(
+    b: &mut FunctionBuilder<'_>,
+    pointer: Value,
+    slots: usize,
+) -> Option<Vec<Term>> {
+    // Only element alignment is known; the length is the callers' check.
+    let memory = MemFlagsData::new().with_notrap();
+    (0..2 * slots)
+        .map(|k| {
+            let offset = i32::try_from(4 * k).ok()?;
+            let value = b.ins().load(types::F32, memory, pointer, offset);
+            Some(Term::Computed(value))
+        })
+        .collect()
+}
+
+/// `K = J M⁻¹ Jᵀ` row by row (both halves) from `J`'s `entries` (`[x, y, θ]` per slot and
+/// row) and per slot `[1/m, 1/I]` (`masses`), each product with a known zero or one folded.
+pub(super) fn effective_mass(
+    b: &mut FunctionBuilder<'_>,
+    entries: &[Term],
+    masses: &[Term],
+    dim: usize,
+    slots: usize,
+) -> Vec<Value> {
+    let entry = |i: usize, s: usize, axis: usize| entries[(i * slots + s) * 3 + axis];
+    let mut k = vec![Term::Known(0.0); dim * dim];
+    for i in 0..dim {
+        for j in i..dim {
+            // The dense product's order: per slot `(a_x b_x + a_y b_y)·m + a_θ b_θ·I`.
+            let mut sum = Term::Known(0.0);
+            for s in 0..slots {
+                let x = entry(i, s, 0).mul(entry(j, s, 0), b);
+                let y = entry(i, s, 1).mul(entry(j, s, 1), b);
+                let linear = x.add(y, b).mul(masses[2 * s], b);
+                let angular = entry(i, s, 2)
+                    .mul(entry(j, s, 2), b)
+                    .mul(masses[2 * s + 1], b);
+                let weighted = linear.add(angular, b);
+                sum = sum.add(weighted, b);
+            }
+            k[i * dim + j] = sum;
+            k[j * dim + i] = sum;
+        }
+    }
+    k.into_iter().map(|term| term.value(b)).collect()
 }

@@ -8,6 +8,7 @@
 //! contraction, and every function the interpreter calls (`sin`, the guarded `ln`,
 //! `min`, …) is called here too, through its address.
 
+mod linearize;
 mod mass;
 
 use std::marker::PhantomData;
@@ -20,6 +21,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, control::ControlPlane};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
+pub use linearize::{LinearizationOut, NativeLinearization};
 pub use mass::NativeMass;
 
 use super::tape::{self, Op, Tape};
@@ -51,6 +53,16 @@ struct Needs {
     scalars: usize,
     vectors: usize,
     forces: usize,
+}
+
+impl Needs {
+    /// Whether arguments of these lengths hold what is read.
+    fn covers(&self, poses: usize, scalars: usize, vectors: usize, forces: usize) -> bool {
+        poses >= self.poses
+            && scalars >= self.scalars
+            && vectors >= self.vectors
+            && forces >= self.forces
+    }
 }
 
 /// The compiled function: poses, scalars, vectors (`[x, y]` pairs), forces, the first
@@ -88,7 +100,7 @@ impl<P: PoseRecord> NativeTape<P> {
         let code = Code::build(|b, arguments| tape_body::<P>(b, arguments, tape, split))?;
         Some(Self {
             code,
-            needs: needs(tape),
+            needs: needs(&[tape]),
             split: split.min(tape.outputs()),
             outputs: tape.outputs(),
             pose: PhantomData,
@@ -108,11 +120,9 @@ impl<P: PoseRecord> NativeTape<P> {
         out: &mut [f32],
         rest: &mut [f32],
     ) -> bool {
-        let needs = &self.needs;
-        if poses.len() < needs.poses
-            || scalars.len() < needs.scalars
-            || vectors.len() < needs.vectors
-            || forces.len() < needs.forces
+        if !self
+            .needs
+            .covers(poses.len(), scalars.len(), vectors.len(), forces.len())
             || out.len() < self.split
             || rest.len() < self.outputs - self.split
         {
@@ -137,10 +147,11 @@ impl<P: PoseRecord> NativeTape<P> {
     }
 }
 
-fn needs(tape: &Tape) -> Needs {
+/// What `tapes` read, together.
+fn needs(tapes: &[&Tape]) -> Needs {
     let mut needs = Needs::default();
     let at_least = |count: &mut usize, index: usize| *count = (*count).max(index + 1);
-    for &input in tape.inputs() {
+    for &input in tapes.iter().flat_map(|tape| tape.inputs()) {
         match input {
             Input::Pose(s, _) | Input::Cos(s) | Input::Sin(s) => {
                 at_least(&mut needs.poses, usize::from(s));
@@ -328,6 +339,40 @@ fn tape_body<P: PoseRecord>(
     tape: &Tape,
     split: usize,
 ) -> Option<()> {
+    let outputs = emit_tape(b, tape, |b, input| load_input::<P>(b, arguments, input))?;
+    let split = split.min(outputs.len());
+    for (values, destination) in [(&outputs[..split], 4), (&outputs[split..], 5)] {
+        store_all(b, values, arguments[destination])?;
+    }
+    Some(())
+}
+
+/// Loads `input` from where [`Entry`]'s first four `arguments` keep it (velocities read as
+/// 0).
+fn load_input<P: PoseRecord>(
+    b: &mut FunctionBuilder<'_>,
+    arguments: &[Value],
+    input: Input,
+) -> Option<Value> {
+    // The arguments are valid and aligned for what the tape reads (the callers' checks).
+    let memory = MemFlagsData::trusted();
+    Some(match offset::<P>(input) {
+        Some((argument, offset)) => {
+            let offset = i32::try_from(offset).ok()?;
+            b.ins()
+                .load(types::F32, memory, arguments[argument], offset)
+        }
+        None => b.ins().f32const(0.0),
+    })
+}
+
+/// Emits `tape`'s operations, each input's value from `input_value`; returns the values of
+/// its outputs.
+fn emit_tape(
+    b: &mut FunctionBuilder<'_>,
+    tape: &Tape,
+    mut input_value: impl FnMut(&mut FunctionBuilder<'_>, Input) -> Option<Value>,
+) -> Option<Vec<Value>> {
     let call_conv = b.func.signature.call_conv;
     let pointer = types::I64;
     let mut unary_signature = Signature::new(call_conv);
@@ -337,19 +382,10 @@ fn tape_body<P: PoseRecord>(
     binary_signature.params.push(AbiParam::new(types::F32));
     let unary_ref = b.import_signature(unary_signature);
     let binary_ref = b.import_signature(binary_signature);
-    // The arguments are valid and aligned for what the tape reads (`NativeTape::run`).
-    let memory = MemFlagsData::trusted();
-    let offset32 = |offset: usize| i32::try_from(offset).ok();
 
     let mut registers: Vec<Value> = Vec::with_capacity(tape.registers());
     for &input in tape.inputs() {
-        let value = match offset::<P>(input) {
-            Some((argument, offset)) => {
-                b.ins()
-                    .load(types::F32, memory, arguments[argument], offset32(offset)?)
-            }
-            None => b.ins().f32const(0.0),
-        };
+        let value = input_value(b, input)?;
         registers.push(value);
     }
     for &constant in tape.constants() {
@@ -384,14 +420,10 @@ fn tape_body<P: PoseRecord>(
         };
         registers.push(value);
     }
-    let outputs: Vec<Value> = tape
-        .output_registers()
-        .iter()
-        .map(|&register| registers[usize::from(register)])
-        .collect();
-    let split = split.min(outputs.len());
-    for (values, destination) in [(&outputs[..split], 4), (&outputs[split..], 5)] {
-        store_all(b, values, arguments[destination])?;
-    }
-    Some(())
+    Some(
+        tape.output_registers()
+            .iter()
+            .map(|&register| registers[usize::from(register)])
+            .collect(),
+    )
 }
