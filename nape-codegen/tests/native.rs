@@ -86,25 +86,7 @@ fn agree(program: &Program, tape: &Tape, split: usize) {
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     let slots = program.bodies.len();
     for case in 0..500 {
-        let poses: Vec<Record> = (0..slots)
-            .map(|_| {
-                let angle = random.next() * 2.0;
-                Record {
-                    x: random.next() * 5.0,
-                    y: random.next() * 5.0,
-                    angle,
-                    cos: angle.cos(),
-                    sin: angle.sin(),
-                    unused: f32::NAN,
-                }
-            })
-            .collect();
-        let scalars: Vec<f32> = program.scalars.iter().map(|_| random.next()).collect();
-        let vectors: Vec<[f32; 2]> = program
-            .vectors
-            .iter()
-            .map(|_| [random.next(), random.next()])
-            .collect();
+        let (poses, scalars, vectors) = random_arguments(&mut random, program);
         let forces: Vec<f32> = (0..program.dim).map(|_| random.next()).collect();
         let (mut out, mut rest) = (vec![0.0; split], vec![0.0; tape.outputs() - split]);
         tape.run(
@@ -160,6 +142,21 @@ const MOTOR: &str =
     "#[constraint(velocity = ratio * body2.angular_velocity - body1.angular_velocity - rate)]
 struct Motor { body1: BodyHandle, body2: BodyHandle, rate: f32, ratio: f32 }";
 
+/// Random poses and parameters for `program`'s slots, scalars and vectors.
+fn random_arguments(
+    random: &mut Random,
+    program: &Program,
+) -> (Vec<Record>, Vec<f32>, Vec<[f32; 2]>) {
+    let poses = random_poses(random, program.bodies.len());
+    let scalars = program.scalars.iter().map(|_| random.next()).collect();
+    let vectors = program
+        .vectors
+        .iter()
+        .map(|_| [random.next(), random.next()])
+        .collect();
+    (poses, scalars, vectors)
+}
+
 /// Random poses (with their cached rotation) for `slots` slots.
 fn random_poses(random: &mut Random, slots: usize) -> Vec<Record> {
     (0..slots)
@@ -196,13 +193,7 @@ fn one_linearizing_function_computes_what_the_three_do() {
         .expect("compiles");
         let mut random = Random(0x2545_f491_4f6c_dd1d);
         for case in 0..300 {
-            let poses = random_poses(&mut random, slots);
-            let scalars: Vec<f32> = program.scalars.iter().map(|_| random.next()).collect();
-            let vectors: Vec<[f32; 2]> = program
-                .vectors
-                .iter()
-                .map(|_| [random.next(), random.next()])
-                .collect();
+            let (poses, scalars, vectors) = random_arguments(&mut random, &program);
             let masses: Vec<[f32; 2]> = (0..slots)
                 .map(|_| [random.next().abs(), random.next().abs()])
                 .collect();

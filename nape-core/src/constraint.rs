@@ -122,13 +122,32 @@ impl<const N: usize> Default for JacobianCache<N> {
     }
 }
 
+/// [`Constraint::linearize`]'s default, the three methods in turn, for an override to fall
+/// back on.
+#[inline]
+pub(crate) fn linearize_each<C, const DIM: usize, const BODIES: usize>(
+    constraint: &C,
+    poses: &[Pose; BODIES],
+    inverse_masses: &[InverseMass; BODIES],
+    shared: SharedSlots,
+    (error, jacobian, effective_mass): (&mut [f32; DIM], &mut C::Jacobian, &mut [[f32; DIM]; DIM]),
+) where
+    C: Constraint<DIM, BODIES>,
+{
+    *error = constraint.position_error(poses);
+    *jacobian = constraint.jacobian(poses);
+    *effective_mass = constraint.effective_mass(jacobian, inverse_masses, shared);
+}
+
 /// A constraint between `BODIES` body slots with `DIM` rows: see the [module docs](self).
 ///
 /// Implemented by `#[constraint]`, or by hand. Every method is pure mathematics; the solver
 /// calls them in this order each step: [`position_error`](Self::position_error) and
 /// [`jacobian`](Self::jacobian) from the current poses, then
-/// [`effective_mass`](Self::effective_mass), then [`velocity_error`](Self::velocity_error)
-/// and [`apply_impulse`](Self::apply_impulse) once per velocity iteration. Stiff
+/// [`effective_mass`](Self::effective_mass) (the three through
+/// [`linearize`](Self::linearize) where it needs all three), then
+/// [`velocity_error`](Self::velocity_error) and [`apply_impulse`](Self::apply_impulse)
+/// once per velocity iteration. Stiff
 /// constraints repeat the first three and apply impulses to positions in the position
 /// iterations.
 ///
@@ -216,9 +235,8 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         jacobian: &mut Self::Jacobian,
         effective_mass: &mut [[f32; DIM]; DIM],
     ) {
-        *error = self.position_error(poses);
-        *jacobian = self.jacobian(poses);
-        *effective_mass = self.effective_mass(jacobian, inverse_masses, shared);
+        let out = (error, jacobian, effective_mass);
+        linearize_each(self, poses, inverse_masses, shared, out);
     }
 
     /// `J·v` for the current velocities (the bias `b` of a velocity-only constraint is

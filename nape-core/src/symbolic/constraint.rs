@@ -6,7 +6,7 @@ use nape_codegen::runtime::{Axis, Input};
 
 use super::{RowKind, SymbolicConstraint};
 use crate::body::BodyHandle;
-use crate::constraint::{Bounds, Constraint, InvalidParameter, SharedSlots};
+use crate::constraint::{Bounds, Constraint, InvalidParameter, SharedSlots, linearize_each};
 use crate::types::{InverseMass, Pose, Velocity};
 use glam::Vec2;
 
@@ -300,9 +300,8 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
                 return;
             }
         }
-        *error = self.position_error(poses);
-        *jacobian = self.jacobian(poses);
-        *effective_mass = self.effective_mass(jacobian, inverse_masses, shared);
+        let out = (error, jacobian, effective_mass);
+        linearize_each(self, poses, inverse_masses, shared, out);
     }
 
     #[inline]
