@@ -396,14 +396,6 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
-    /// A swept spring's bias over a substep of `h` ([`swept_spring`]); out of line, so
-    /// that `refresh_entry`, which every swept stiff constraint takes, stays as small.
-    #[cold]
-    #[inline(never)]
-    fn swept_spring_bias(settings: &ConstraintSettings, error: &[f32; D], h: f32) -> [f32; D] {
-        swept_spring(settings, error, h).1
-    }
-
     /// A spring's error at `position` for its rows as prepared (their weights): past its
     /// bound for a limit row (0 once back inside: a soft limit pulls only from outside),
     /// from its value for an equality row.
@@ -632,7 +624,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let rate = substep.joint_softness.bias_rate;
             e.bias[0] = error.map(|x| rate * x);
         } else {
-            e.bias = [Self::swept_spring_bias(&c.settings, &error, substep.h); 2];
+            e.bias = [swept_spring(&c.settings, &error, substep.h).1; 2];
         }
         true
     }

@@ -239,13 +239,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         h: f32,
     ) {
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-        let error = e.constraint.position_error(&slot_poses);
+        let (mut error, mut jacobian, mut k) = ([0.0; D], e.jacobian, [[0.0; D]; D]);
+        e.constraint.linearize(
+            &slot_poses,
+            &e.inverse_masses,
+            c.shared,
+            &mut error,
+            &mut jacobian,
+            &mut k,
+        );
         // Half of the whole kick's clamped pull, as the first substep takes it.
         let pull = spring_pull(&c.settings, &error, h).map(|p| 0.5 * p);
-        let jacobian = e.constraint.jacobian(&slot_poses);
-        let k = e
-            .constraint
-            .effective_mass(&jacobian, &e.inverse_masses, c.shared);
         if !(pull.iter().chain(k.iter().flatten()).all(|x| x.is_finite())) {
             return;
         }
