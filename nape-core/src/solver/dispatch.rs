@@ -121,7 +121,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 if e.refresh == Refresh::Ready {
                     continue;
                 }
-                if e.refresh == Refresh::Swept && Self::refresh_entry(e, c, substep, poses, false) {
+                if e.refresh == Refresh::Swept
+                    && Self::refresh_entry(e, c, substep, poses, Linearized::Stale)
+                {
                     if c.spin().is_some() {
                         c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
                     }

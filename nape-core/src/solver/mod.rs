@@ -178,6 +178,17 @@ pub(crate) const LOAD_UNKNOWN: u8 = 1;
 /// the weighting of a resting island would stiffen it.
 pub(crate) const SPRUNG: u8 = 2;
 
+/// What a swept entry's refresh finds already taken at the poses it refreshes at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Linearized<const D: usize> {
+    /// Nothing: `J` is from earlier poses.
+    Stale,
+    /// `J`.
+    Jacobian,
+    /// `J` and the position error.
+    Both([f32; D]),
+}
+
 /// What a constraint's later substeps of a step do instead of its full preparation, as
 /// the full preparation of the step's first substep decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -593,12 +593,35 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e.rebase_swept(jacobian, last)
     }
 
+    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry) with the position error
+    /// at the same poses, for a refresh that follows there ([`Linearized::Both`]): taken
+    /// in one place, `C` and `J` share their rotated anchors.
+    #[inline(always)]
+    pub(super) fn relinearize_swept_entry_with_error(
+        e: &mut Entry<T, D, B>,
+        poses: &[Pose],
+        last: bool,
+    ) -> ([f32; D], Linearized<D>) {
+        if !e.solving {
+            return ([0.0; D], Linearized::Jacobian);
+        }
+        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let error = (!(T::HAS_LIMITS || T::VELOCITY_ONLY))
+            .then(|| e.constraint.position_error(&slot_poses));
+        let jacobian = e.constraint.jacobian(&slot_poses);
+        let counted = e.rebase_swept(jacobian, last);
+        (
+            counted,
+            error.map_or(Linearized::Jacobian, Linearized::Both),
+        )
+    }
+
     /// Within a step, a constraint solved by sweeps alone with equality rows only needs its
     /// Jacobian (the world anchors, which turn with the bodies) and its positional bias
     /// anew; its effective mass, a preconditioner of the sweep that does not change what
     /// it converges to, is kept from the step's first substep. For an entry whose full
     /// preparation this step left it [`Refresh::Swept`] and still `solving` (the caller checks;
-    /// `jacobian_current`: `J` is already at `poses`, only the bias is taken);
+    /// `linearized` says what is already known at `poses`);
     /// returns `false` (and does nothing) if its error is not finite, where the full
     /// preparation decides what to do.
     #[inline(always)]
@@ -607,17 +630,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         c: &ColdEntry<D, B>,
         substep: &Substep,
         poses: &[Pose],
-        jacobian_current: bool,
+        linearized: Linearized<D>,
     ) -> bool {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
         }
         let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
-        let error = e.constraint.position_error(slot_poses);
+        let error = match linearized {
+            Linearized::Both(error) => error,
+            _ => e.constraint.position_error(slot_poses),
+        };
         if !error.iter().sum::<f32>().is_finite() {
             return false;
         }
-        if !jacobian_current {
+        if linearized == Linearized::Stale {
             e.jacobian = e.constraint.jacobian(slot_poses);
         }
         if e.stiff {

@@ -74,15 +74,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             if any_direct && c.direct.is_some() {
                 continue;
             }
-            let counted = if first {
-                Self::relinearize_swept::<SPRINGS>(e, c, ahead.poses, true)
+            let (counted, linearized) = if first {
+                Self::relinearize_swept_with_error::<SPRINGS>(e, c, ahead.poses)
             } else {
-                [0.0; D]
+                // `J` is already at these poses (the relax pass's first sweep).
+                ([0.0; D], Linearized::Jacobian)
             };
             Self::update_swept::<SPRINGS>(e, c, 1, true, &counted, velocities);
             if e.solving && matches!(e.refresh, Refresh::Swept | Refresh::Ready) {
-                // `J` is already at these poses (`relinearize_swept_entry`).
-                if Self::refresh_entry(e, c, ahead.substep, ahead.poses, true) {
+                if Self::refresh_entry(e, c, ahead.substep, ahead.poses, linearized) {
                     e.refresh = Refresh::Ready;
                     if SPRINGS {
                         Self::warm_start_damped(e, c, ahead.warm_starts);
@@ -141,6 +141,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             e.count_counter_spin(c, &impulse.map(|x| -x));
         }
         counted
+    }
+
+    /// [`relinearize_swept`](Self::relinearize_swept) in the substep's last sweep, for a
+    /// refresh at the same poses: the position error comes with `J` where a stiff entry
+    /// can give it (a spring's counter-spin takes the long way).
+    #[inline(always)]
+    fn relinearize_swept_with_error<const SPRINGS: bool>(
+        e: &mut Entry<T, D, B>,
+        c: &mut ColdEntry<D, B>,
+        poses: &[Pose],
+    ) -> ([f32; D], Linearized<D>) {
+        if SPRINGS {
+            let counted = Self::relinearize_swept::<SPRINGS>(e, c, poses, true);
+            return (counted, Linearized::Jacobian);
+        }
+        Self::relinearize_swept_entry_with_error(e, poses, true)
     }
 
     /// A swept entry's part of a sweep: its update (a spring's through its damper's rows
