@@ -115,17 +115,36 @@ pub struct SoftStep {
     pub impulse_scale: f32,
 }
 
+impl SoftStep {
+    /// A spring of `hertz` and damping ratio `zeta` over a substep `h`, relative to the
+    /// row's own effective mass (so independent of the bodies' masses); no spring
+    /// (`hertz ≤ 0`) lets go of the whole impulse each update.
+    pub(crate) fn spring(hertz: f32, zeta: f32, h: f32) -> Self {
+        if hertz <= 0.0 {
+            return Self {
+                bias_rate: 0.0,
+                mass_scale: 0.0,
+                impulse_scale: 1.0,
+            };
+        }
+        let omega = std::f32::consts::TAU * hertz;
+        let a1 = 2.0 * zeta + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Self {
+            bias_rate: omega / a1,
+            mass_scale: a2 * a3,
+            impulse_scale: a3,
+        }
+    }
+}
+
 impl ConstraintSettings {
     /// The spring of `frequency` and `damping` (ignoring `stiff`) as one implicit step of
     /// `h` seconds, relative to the row's own effective mass.
     #[must_use]
     pub fn soft_step(&self, h: f32) -> SoftStep {
-        let spring = crate::solver::Softness::spring(self.frequency, self.damping, h);
-        SoftStep {
-            bias_rate: spring.bias_rate,
-            mass_scale: spring.mass_scale,
-            impulse_scale: spring.impulse_scale,
-        }
+        SoftStep::spring(self.frequency, self.damping, h)
     }
 
     /// The default settings made soft, with this `frequency` (Hz) and `damping` ratio.

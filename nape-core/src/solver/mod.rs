@@ -59,7 +59,7 @@ use std::any::Any;
 
 use crate::constraint::{Bounds, Constraint, SharedSlots};
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
-use crate::settings::ConstraintSettings;
+use crate::settings::{ConstraintSettings, SoftStep};
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
 use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;

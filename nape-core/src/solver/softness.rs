@@ -22,21 +22,11 @@ impl Softness {
     /// A spring of `hertz` and damping ratio `zeta` over a substep `h`, relative to the
     /// row's own effective mass (so independent of the bodies' masses).
     pub(crate) fn spring(hertz: f32, zeta: f32, h: f32) -> Self {
-        if hertz <= 0.0 {
-            return Self {
-                bias_rate: 0.0,
-                mass_scale: 0.0,
-                impulse_scale: 1.0,
-            };
-        }
-        let omega = std::f32::consts::TAU * hertz;
-        let a1 = 2.0 * zeta + h * omega;
-        let a2 = h * omega * a1;
-        let a3 = 1.0 / (1.0 + a2);
+        let step = SoftStep::spring(hertz, zeta, h);
         Self {
-            bias_rate: omega / a1,
-            mass_scale: a2 * a3,
-            impulse_scale: a3,
+            bias_rate: step.bias_rate,
+            mass_scale: step.mass_scale,
+            impulse_scale: step.impulse_scale,
         }
     }
 
