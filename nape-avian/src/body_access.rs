@@ -8,10 +8,14 @@
 // Rows, slots and envelope columns are indices into several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
+use avian2d::dynamics::ccd::SweptCcd;
+use avian2d::dynamics::integrator::VelocityIntegrationData;
 use avian2d::dynamics::solver::solver_body::{SolverBody, SolverBodyInertia};
-use avian2d::prelude::{ComputedCenterOfMass, Position, Rotation, Sleeping};
+use avian2d::prelude::{
+    AngularVelocity, ComputedCenterOfMass, LinearVelocity, Position, Rotation, Sleeping,
+};
 use bevy::ecs::system::SystemParam;
-use bevy::prelude::{Entity, Query, With};
+use bevy::prelude::{Entity, Has, Query, With, Without};
 use nape::{InverseMass, Pose, Vec2, Velocity};
 
 /// Avian's vector as nape's.
@@ -179,4 +183,69 @@ impl SolverBodies<'_, '_> {
 /// The pose of slot `s` now: its step-start centre and wound angle moved by the substeps.
 pub(crate) fn current_pose(start: &Pose, delta: (Vec2, f32)) -> Pose {
     Pose::new(start.position + delta.0, start.angle + delta.1)
+}
+
+/// What the end of a step reads of a body before Avian clears its velocity increments.
+#[derive(SystemParam)]
+pub(crate) struct StepEndBodies<'w, 's> {
+    bodies: Query<
+        'w,
+        's,
+        (
+            &'static SolverBody,
+            Option<&'static VelocityIntegrationData>,
+            Has<SweptCcd>,
+        ),
+    >,
+}
+
+impl StepEndBodies<'_, '_> {
+    /// The velocity of a dynamic body with half a substep's external velocity increment
+    /// added (gravity with its `GravityScale`, constant forces and accelerations, locked
+    /// axes applied: what Avian adds before each substep's solve); `None` for a body
+    /// without a solver body, a kinematic body, and a body with swept CCD, which moves
+    /// after the substeps.
+    pub(crate) fn half_kicked(&self, body: Entity) -> Option<Velocity> {
+        let (body, increments, swept) = self.bodies.get(body).ok()?;
+        if swept || body.flags.is_kinematic() {
+            return None;
+        }
+        let (linear, angular) = increments.map_or((Vec2::ZERO, 0.0), |i| {
+            (to_nape(i.linear_increment), i.angular_increment)
+        });
+        Some(Velocity {
+            linear: to_nape(body.linear_velocity) + 0.5 * linear,
+            angular: body.angular_velocity + 0.5 * angular,
+        })
+    }
+}
+
+/// The velocities of awake bodies as users read and set them between steps.
+#[derive(SystemParam)]
+pub(crate) struct UserVelocities<'w, 's> {
+    bodies: Query<
+        'w,
+        's,
+        (&'static mut LinearVelocity, &'static mut AngularVelocity),
+        Without<Sleeping>,
+    >,
+}
+
+impl UserVelocities<'_, '_> {
+    /// The velocity of `body`, or `None` for an entity that is not an awake body.
+    pub(crate) fn get(&self, body: Entity) -> Option<Velocity> {
+        let (linear, angular) = self.bodies.get(body).ok()?;
+        Some(Velocity {
+            linear: to_nape(linear.0),
+            angular: angular.0,
+        })
+    }
+
+    /// Sets the velocity of the awake body `body`.
+    pub(crate) fn set(&mut self, body: Entity, velocity: Velocity) {
+        if let Ok((mut linear, mut angular)) = self.bodies.get_mut(body) {
+            linear.0 = to_avian(velocity.linear);
+            angular.0 = velocity.angular;
+        }
+    }
 }

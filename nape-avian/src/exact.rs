@@ -122,6 +122,8 @@ struct Plan {
     first: Vec<usize>,
     start: Vec<usize>,
     terms: Vec<Term>,
+    /// The island of each body index (`usize::MAX` for a body no row moves).
+    island_of_body: Vec<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -134,7 +136,18 @@ struct Term {
 impl Plan {
     fn build(buffer: &Buffer, bodies: &BodyTable) -> Self {
         let movable_entry = |e: &Entry| movable(bodies.inverse_masses[e.body]);
-        let order: Vec<usize> = islands(buffer, bodies).concat();
+        let islands = islands(buffer, bodies);
+        let mut island_of_body = vec![usize::MAX; bodies.entities.len()];
+        for (island, rows) in islands.iter().enumerate() {
+            for &row in rows {
+                for e in &buffer.entries[buffer.rows[row].entries.clone()] {
+                    if movable_entry(e) {
+                        island_of_body[e.body] = island;
+                    }
+                }
+            }
+        }
+        let order: Vec<usize> = islands.concat();
         let n = order.len();
         let entries = |k: usize| buffer.rows[order[k]].entries.clone();
         let mut positions_of_body = vec![Vec::new(); bodies.entities.len()];
@@ -186,6 +199,7 @@ impl Plan {
             first,
             start,
             terms,
+            island_of_body,
         }
     }
 }
@@ -312,13 +326,45 @@ impl ExactRows {
     }
 
     /// Solves every island of the current rows against `velocities` (one per
-    /// [`bodies`](Self::bodies) entry), with the bias `error / h` when `biased`.
+    /// [`bodies`](Self::bodies) entry), with the bias `error / h` when `biased`, and adds
+    /// the impulses to the rows'.
     pub(crate) fn solve(&mut self, velocities: &mut [Velocity], h: f32, biased: bool) {
+        self.apply_impulses(velocities, if biased { 1.0 / h } else { 0.0 });
+        for (k, &row) in self.plan.order.iter().enumerate() {
+            self.current.rows[row].impulse += self.rhs[k] as f32;
+        }
+    }
+
+    /// Makes `velocities` meet the current rows (`J v = 0`, `J` as the last
+    /// [`update`](Self::update) left it) without adding to the rows' impulses, which the
+    /// next substep's warm start reads.
+    pub(crate) fn project(&mut self, velocities: &mut [Velocity]) {
+        self.apply_impulses(velocities, 0.0);
+    }
+
+    /// The island of body `index` among the current rows (islands joined through movable
+    /// bodies), or `None` for a body no row moves. Valid after a
+    /// [`solve`](Self::solve) or [`project`](Self::project) of these rows.
+    pub(crate) fn island_of(&self, index: usize) -> Option<usize> {
+        self.plan
+            .island_of_body
+            .get(index)
+            .copied()
+            .filter(|&island| island != usize::MAX)
+    }
+
+    /// The index of `entity` among [`bodies`](Self::bodies).
+    pub(crate) fn index_of(&self, entity: Entity) -> Option<usize> {
+        self.bodies.index.get(&entity).copied()
+    }
+
+    /// Solves `K x = −(J v + bias_rate·error)` per island into `self.rhs` (by solve
+    /// position) and applies `x` to `velocities`.
+    fn apply_impulses(&mut self, velocities: &mut [Velocity], bias_rate: f32) {
         if self.plan.pattern != self.current.pattern {
             self.plan = Plan::build(&self.current, &self.bodies);
         }
-        let bias_rate = if biased { 1.0 / h } else { 0.0 };
-        let (buffer, plan) = (&mut self.current, &self.plan);
+        let (buffer, plan) = (&self.current, &self.plan);
         let inverse_masses = &self.bodies.inverse_masses;
         let n = plan.order.len();
         let l = &mut self.factor;
@@ -351,7 +397,6 @@ impl ExactRows {
         for k in 0..n {
             let delta = x[k] as f32;
             let row = plan.order[k];
-            buffer.rows[row].impulse += delta;
             for e in &buffer.entries[buffer.rows[row].entries.clone()] {
                 let m = inverse_masses[e.body];
                 let v = &mut velocities[e.body];

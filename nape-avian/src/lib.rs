@@ -62,6 +62,7 @@ mod exact;
 mod headless;
 pub mod motors;
 mod rows;
+mod step_end;
 mod systems;
 
 use std::marker::PhantomData;
@@ -81,6 +82,7 @@ use nape::{
 pub use avian_joints::{AvianJointsPlugin, NapeMirror};
 pub use headless::headless_app;
 pub use motors::{SlideMotor, SlideTarget};
+pub use step_end::StepEndVelocity;
 pub use systems::NapeJointState;
 
 /// `B` body handles of no space, for building a constraint whose bodies a [`NapeJoint`]
@@ -239,6 +241,7 @@ impl Plugin for NapeJointsPlugin {
             ),
         );
         systems::register_shared(app);
+        step_end::register(app);
         app.add_plugins(JointGraphPlugin::<NapeLink>::default());
         app.add_nape_joint::<PivotJoint, _, _>()
             .add_nape_joint::<WeldJoint, _, _>()

@@ -12,6 +12,7 @@ use nape::{Constraint, Pose, SharedSlots};
 use crate::body_access::{self, SolverBodies, StepStartPoses};
 use crate::exact::{ExactRows, RowOffset};
 use crate::rows::{Bodies, Rows};
+use crate::step_end::StepEnd;
 use crate::{JointBroken, NapeJoint, NapeJointSystems, NapeLink};
 
 /// The solver's state of one [`NapeJoint`], added with it: the impulse carried between
@@ -373,6 +374,7 @@ fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut forces: Query<&mut JointForces>,
     exact: Res<ExactRows>,
+    mut step_end: ResMut<StepEnd>,
     mut broken: MessageWriter<JointBroken>,
     mut commands: Commands,
 ) {
@@ -385,6 +387,10 @@ fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
                 state.rows.impulse[i] = exact.impulse(entity, state.exact, i);
             }
             state.rows.check_force(&joint.settings);
+        }
+        if state.exact.is_none() || state.rows.broken.is_some() {
+            // The exact rows' projection at the step's end does not know this joint.
+            step_end.held.extend_from_slice(&joint.bodies);
         }
         if let Ok(mut forces) = forces.get_mut(entity) {
             let h = state.rows.substep();
