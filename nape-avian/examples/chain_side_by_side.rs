@@ -1,6 +1,7 @@
 //! The `chain` scene of the peer benchmarks (200 links released horizontally, no
 //! colliders, sleeping off, gravity −10, 1/60 s, 600 steps) inside Avian, its joints
-//! solved by Avian's XPBD and by nape: anchor error and time per step.
+//! solved by Avian's XPBD and by nape (with the step-end velocities synchronized, the
+//! default, and as Avian's integrator leaves them): anchor error and time per step.
 //!
 //! `cargo run --release --manifest-path nape-avian/Cargo.toml --features xpbd --example chain_side_by_side`
 
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use avian2d::prelude::*;
 use bevy::prelude::*;
 use nape::PivotJoint;
-use nape_avian::{NapeJoint, headless_app, slots};
+use nape_avian::{NapeJoint, StepEndVelocity, headless_app, slots};
 
 const DT: f32 = 1.0 / 60.0;
 const LINKS: usize = 200;
@@ -20,6 +21,7 @@ const ROUNDS: usize = 3;
 enum Solver {
     Xpbd,
     Nape,
+    NapeIntegratedVelocities,
 }
 
 struct Run {
@@ -30,7 +32,7 @@ struct Run {
 }
 
 fn main() {
-    for solver in [Solver::Xpbd, Solver::Nape] {
+    for solver in [Solver::Xpbd, Solver::Nape, Solver::NapeIntegratedVelocities] {
         let mut runs: Vec<Run> = (0..ROUNDS).map(|_| run(solver)).collect();
         runs.sort_by(|a, b| a.ms_per_step.total_cmp(&b.ms_per_step));
         let median = &runs[ROUNDS / 2];
@@ -44,6 +46,9 @@ fn main() {
 fn run(solver: Solver) -> Run {
     let mut app = headless_app(DT);
     app.insert_resource(Gravity(Vec2::new(0.0, -10.0)));
+    if let Solver::NapeIntegratedVelocities = solver {
+        app.insert_resource(StepEndVelocity::Integrated);
+    }
     app.finish();
     app.update();
     let world = app.world_mut();
@@ -73,7 +78,7 @@ fn run(solver: Solver) -> Run {
                     .with_local_anchor1(anchor1)
                     .with_local_anchor2(anchor2),
             ),
-            Solver::Nape => world.spawn(NapeJoint::new(
+            Solver::Nape | Solver::NapeIntegratedVelocities => world.spawn(NapeJoint::new(
                 PivotJoint::new(
                     a,
                     b,
