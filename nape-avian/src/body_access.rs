@@ -199,24 +199,43 @@ pub(crate) struct StepEndBodies<'w, 's> {
     >,
 }
 
+/// What the step's end may do with a body's velocity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StepEndRole {
+    /// A dynamic body: its velocity is completed and may be rewritten.
+    Rewritten,
+    /// Kinematic, static or asleep: its velocity is given.
+    Given,
+    /// Swept CCD moves it after the substeps: its island keeps Avian's velocities.
+    Holds,
+}
+
 impl StepEndBodies<'_, '_> {
-    /// The velocity of a dynamic body with half a substep's external velocity increment
-    /// added (gravity with its `GravityScale`, constant forces and accelerations, locked
-    /// axes applied: what Avian adds before each substep's solve); `None` for a body
-    /// without a solver body, a kinematic body, and a body with swept CCD, which moves
-    /// after the substeps.
-    pub(crate) fn half_kicked(&self, body: Entity) -> Option<Velocity> {
-        let (body, increments, swept) = self.bodies.get(body).ok()?;
-        if swept || body.flags.is_kinematic() {
-            return None;
+    /// The velocity of `body` at the step's end, with half a substep's external velocity
+    /// increment added for a dynamic body (gravity with its `GravityScale`, constant
+    /// forces and accelerations, locked axes applied: what Avian adds before each
+    /// substep's solve); zero for a body without a solver body.
+    pub(crate) fn half_kicked(&self, body: Entity) -> (Velocity, StepEndRole) {
+        let Ok((body, increments, swept)) = self.bodies.get(body) else {
+            return (Velocity::default(), StepEndRole::Given);
+        };
+        let velocity = Velocity {
+            linear: to_nape(body.linear_velocity),
+            angular: body.angular_velocity,
+        };
+        if swept {
+            return (velocity, StepEndRole::Holds);
         }
-        let (linear, angular) = increments.map_or((Vec2::ZERO, 0.0), |i| {
-            (to_nape(i.linear_increment), i.angular_increment)
-        });
-        Some(Velocity {
-            linear: to_nape(body.linear_velocity) + 0.5 * linear,
-            angular: body.angular_velocity + 0.5 * angular,
-        })
+        match increments {
+            Some(increments) if !body.flags.is_kinematic() => (
+                Velocity {
+                    linear: velocity.linear + 0.5 * to_nape(increments.linear_increment),
+                    angular: velocity.angular + 0.5 * increments.angular_increment,
+                },
+                StepEndRole::Rewritten,
+            ),
+            _ => (velocity, StepEndRole::Given),
+        }
     }
 }
 

@@ -216,6 +216,8 @@ pub(crate) struct ExactRows {
     factor: Vec<f64>,
     inverse_pivots: Vec<f64>,
     rhs: Vec<f64>,
+    /// Whether `factor` is that of the current rows' `J` (no update or swap since).
+    factored: bool,
 }
 
 /// Where a joint's rows sit in [`ExactRows`].
@@ -279,6 +281,7 @@ impl ExactRows {
     /// Makes the rows pushed since the last call the current ones.
     pub(crate) fn swap(&mut self) {
         std::mem::swap(&mut self.current, &mut self.building);
+        self.factored = false;
         self.building.clear();
         self.bodies.end_generation();
     }
@@ -297,6 +300,7 @@ impl ExactRows {
         if buffer.rows.get(offset).is_none_or(|row| row.joint != joint) {
             return;
         }
+        self.factored = false;
         for i in 0..D {
             let row = &mut buffer.rows[offset + i];
             row.error = error[i];
@@ -363,19 +367,22 @@ impl ExactRows {
     fn apply_impulses(&mut self, velocities: &mut [Velocity], bias_rate: f32) {
         if self.plan.pattern != self.current.pattern {
             self.plan = Plan::build(&self.current, &self.bodies);
+            self.factored = false;
         }
         let (buffer, plan) = (&self.current, &self.plan);
         let inverse_masses = &self.bodies.inverse_masses;
         let n = plan.order.len();
-        let l = &mut self.factor;
-        l.clear();
-        l.resize(plan.start[n], 0.0);
-        for t in &plan.terms {
-            let (a, b) = (&buffer.entries[t.a], &buffer.entries[t.b]);
-            l[t.at] += dot_through_mass(&a.jacobian, &b.jacobian, inverse_masses[a.body]);
+        let (l, inverse_pivots) = (&mut self.factor, &mut self.inverse_pivots);
+        if !self.factored {
+            l.clear();
+            l.resize(plan.start[n], 0.0);
+            for t in &plan.terms {
+                let (a, b) = (&buffer.entries[t.a], &buffer.entries[t.b]);
+                l[t.at] += dot_through_mass(&a.jacobian, &b.jacobian, inverse_masses[a.body]);
+            }
+            factor(l, inverse_pivots, &plan.first, &plan.start);
+            self.factored = true;
         }
-        let inverse_pivots = &mut self.inverse_pivots;
-        factor(l, inverse_pivots, &plan.first, &plan.start);
         let entries = |k: usize| &buffer.entries[buffer.rows[plan.order[k]].entries.clone()];
         let x = &mut self.rhs;
         x.clear();

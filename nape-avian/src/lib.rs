@@ -53,6 +53,12 @@
 //! through Avian's joint graph; a joint of more than two bodies (a pulley) adds
 //! [`NapeLink`] entities so that all its bodies share one island.
 //!
+//! Between steps, the bodies of an exactly solved island show velocities in step with
+//! their poses (Avian's completed by half a substep of external force and projected onto
+//! the joints), so that the energy read from them is conserved as Avian's integrator
+//! conserves its own; Avian's velocities are put back before the next step, which stays
+//! the same bit for bit. See [`StepEndVelocity`].
+//!
 //! Registered by [`NapeJointsPlugin`]: nape's seven builtins. Register a type of your own
 //! with [`NapeJointsAppExt::add_nape_joint`].
 

@@ -19,7 +19,7 @@ use bevy::prelude::*;
 use nape::Velocity;
 
 use crate::NapeJointSystems;
-use crate::body_access::{StepEndBodies, UserVelocities};
+use crate::body_access::{StepEndBodies, StepEndRole, UserVelocities};
 use crate::exact::ExactRows;
 
 /// Which velocity the bodies of nape's exactly solved islands show between steps (in
@@ -61,7 +61,7 @@ pub(crate) struct StepEnd {
     pub(crate) held: Vec<Entity>,
     written: Vec<Written>,
     velocities: Vec<Velocity>,
-    kicked: Vec<usize>,
+    rewritten: Vec<usize>,
     island_held: Vec<bool>,
 }
 
@@ -117,26 +117,30 @@ fn synchronize(
     bodies: StepEndBodies,
     contacts: Res<ContactGraph>,
 ) {
-    let step_end = &mut *step_end;
-    step_end.written.clear();
-    let held = std::mem::take(&mut step_end.held);
+    let StepEnd {
+        held,
+        written,
+        velocities,
+        rewritten,
+        island_held,
+    } = &mut *step_end;
+    written.clear();
     if *mode == StepEndVelocity::Integrated || exact.bodies().is_empty() {
-        step_end.held = held;
-        step_end.held.clear();
+        held.clear();
         return;
     }
-    let (velocities, kicked) = (&mut step_end.velocities, &mut step_end.kicked);
     velocities.clear();
-    kicked.clear();
+    rewritten.clear();
     for (index, &body) in exact.bodies().iter().enumerate() {
-        let velocity = bodies.half_kicked(body);
-        velocities.push(velocity.unwrap_or_default());
-        if velocity.is_some() {
-            kicked.push(index);
+        let (velocity, role) = bodies.half_kicked(body);
+        velocities.push(velocity);
+        match role {
+            StepEndRole::Rewritten => rewritten.push(index),
+            StepEndRole::Holds => held.push(body),
+            StepEndRole::Given => {}
         }
     }
     exact.project(velocities);
-    let island_held = &mut step_end.island_held;
     island_held.clear();
     let mut hold = |body: Entity| {
         if let Some(island) = exact.index_of(body).and_then(|i| exact.island_of(i)) {
@@ -146,30 +150,25 @@ fn synchronize(
             island_held[island] = true;
         }
     };
-    for &body in &held {
-        hold(body);
-    }
+    held.drain(..).for_each(&mut hold);
     for pair in contacts
         .iter_active_touching()
         .filter(|pair| pair.generates_constraints())
     {
         pair.body1.into_iter().chain(pair.body2).for_each(&mut hold);
     }
-    for &index in kicked.iter() {
-        let Some(island) = exact.island_of(index) else {
-            continue;
-        };
-        if island_held.get(island).copied().unwrap_or(false) {
-            continue;
+    for &index in rewritten.iter() {
+        let held = exact
+            .island_of(index)
+            .is_none_or(|island| island_held.get(island).copied().unwrap_or(false));
+        if !held {
+            written.push(Written {
+                body: exact.bodies()[index],
+                synchronized: velocities[index],
+                integrated: Velocity::default(),
+            });
         }
-        step_end.written.push(Written {
-            body: exact.bodies()[index],
-            synchronized: velocities[index],
-            integrated: Velocity::default(),
-        });
     }
-    step_end.held = held;
-    step_end.held.clear();
 }
 
 /// Writes the synchronized velocities over the ones Avian wrote back, keeping Avian's.

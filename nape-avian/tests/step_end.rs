@@ -260,3 +260,25 @@ fn a_ragdoll_at_rest_on_the_ground_reads_avians_velocity_and_falls_asleep() {
     // Half a substep of gravity, what the synchronized velocity would add, is 0.014 m/s.
     assert!(fastest < 5e-3, "reads {fastest} m/s at rest");
 }
+
+#[test]
+fn a_bob_hanging_from_a_moving_kinematic_body_reads_its_velocity() {
+    let mut app = app();
+    let carrier = app
+        .world_mut()
+        .spawn((
+            RigidBody::Kinematic,
+            Position(Vec2::ZERO),
+            LinearVelocity(Vec2::new(1.0, 0.0)),
+        ))
+        .id();
+    let bob = point_mass(&mut app, Vec2::new(0.0, -1.0), 1.0, 0.01);
+    app.world_mut()
+        .entity_mut(bob)
+        .insert(LinearVelocity(Vec2::new(1.0, 0.0)));
+    pin(&mut app, carrier, bob, Vec2::ZERO, Vec2::new(0.0, 1.0));
+    step(&mut app, 60);
+    let (v, w) = velocity(&app, bob);
+    println!("carried bob reads {v:?} m/s, {w} rad/s");
+    assert!((v - Vec2::new(1.0, 0.0)).length() < 1e-4 && w.abs() < 1e-4);
+}
