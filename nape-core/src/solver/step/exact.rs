@@ -14,9 +14,13 @@ impl Solver {
     pub(super) fn project_as_impulses(&mut self, stores: &mut Stores, h: f32) -> bool {
         // Kept for the guard, which may undo the corrections.
         self.direct.save_impulses();
+        self.measure_rounding_floors();
         let mut moved = false;
         for iteration in 0..SHAKE_ITERATIONS {
-            if !self.mark_unsettled(SHAKE_SETTLED) {
+            let unsettled = self.mark_unsettled_where(|islands, k| {
+                islands.island_errors[k] > SHAKE_SETTLED.max(islands.island_floor[k])
+            });
+            if !unsettled {
                 break;
             }
             if iteration > 0 && !self.mark_converging() {
@@ -32,6 +36,7 @@ impl Solver {
                 &mut self.velocities,
                 h,
             );
+            self.islands.shake_corrections += 1;
             moved = true;
             self.measure_island_errors(stores, true);
         }
@@ -39,6 +44,24 @@ impl Solver {
             self.pull_impulses(stores);
         }
         moved
+    }
+
+    /// Each acyclic island's rounding floor at the current poses
+    /// (`IslandState::island_floor`).
+    fn measure_rounding_floors(&mut self) {
+        let islands = &mut self.islands;
+        islands.island_floor.clear();
+        islands
+            .island_floor
+            .resize(islands.island_errors.len(), 0.0);
+        for (pose, &island) in self.poses.iter().zip(&islands.body_island) {
+            if island != NONE {
+                islands.island_floor[island as usize] += pose.position.length_squared();
+            }
+        }
+        for floor in &mut islands.island_floor {
+            *floor *= f32::EPSILON * f32::EPSILON / 3.0;
+        }
     }
 
     /// Removes the joint errors an island starts its step with (a constraint created apart,

@@ -29,6 +29,11 @@ pub(crate) struct IslandState {
     pub(crate) island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
     pub(crate) errors_last: Vec<f32>,
+    /// Each island's rounding floor: the summed squared error `f32` poses leave in its
+    /// rows, `ε²·Σ|x|²` over its bodies (see `SHAKE_SETTLED`).
+    pub(crate) island_floor: Vec<f32>,
+    /// The SHAKE corrections made so far (for tests of when SHAKE stops).
+    pub(crate) shake_corrections: u64,
     /// Whether each island steps by RATTLE: no spring without a frequency in it (see
     /// `Solver::mark_plain_islands`).
     pub(crate) island_plain: Vec<bool>,
