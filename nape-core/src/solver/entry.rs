@@ -114,6 +114,9 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// and that factor was kept for the next step ([`direct::Carry`]): what a rebuilt
     /// system restores the factor from.
     pub(super) carried: bool,
+    /// A swept entry of a mesh that holds a limit (`meshes`): stiff, it sweeps through its
+    /// damper's rows `J − g wᵀ`, as a spring does. Set with the sweep order.
+    pub(super) in_limited_mesh: bool,
 }
 
 impl<const D: usize, const B: usize> ColdEntry<D, B> {
@@ -507,6 +510,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         limit_impulse: [0.0; D],
         broken: None,
         carried: false,
+        in_limited_mesh: false,
     };
     entry.set_body_indices(&mut cold, bodies);
     (entry, cold)

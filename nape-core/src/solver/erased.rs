@@ -16,10 +16,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Where each active constraint (in the order of [`links`](Self::links)) lives in
     /// the exact solve; consumes its part of `assignment`.
     fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>);
+    /// Joins the meshes of every swept entry's dynamic bodies (`dynamic`), marking those
+    /// its limits are in.
+    fn join_meshes(&self, meshes: &mut Meshes, dynamic: &[bool]);
     /// Puts the swept entries in the order of a greedy colouring (`dynamic`: which bodies
     /// a constraint's impulse moves), so that consecutive updates of a sweep share no
-    /// body; see [`colour_order`].
-    fn order_sweeps(&mut self, dynamic: &[bool]);
+    /// body (see [`colour_order`]), those that sweep through a damper's rows last: springs,
+    /// and the stiff entries of a mesh with a limit (`limited`, per body; see `meshes`).
+    fn order_sweeps(&mut self, dynamic: &[bool], limited: &[bool]);
     /// Forgets last step's totals: here with `clear_totals`, else in the first swept
     /// prepare of the step, which visits every entry anyway (the caller runs one
     /// before any impulse is counted).

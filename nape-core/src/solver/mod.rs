@@ -46,6 +46,7 @@ mod dispatch;
 mod entry;
 mod erased;
 mod limits;
+pub(crate) mod meshes;
 mod softness;
 mod spin;
 pub(crate) mod step;
@@ -64,6 +65,7 @@ use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velo
 use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;
 pub(crate) use erased::ErasedStore;
+use meshes::Meshes;
 pub(crate) use softness::*;
 use spin::RigidSpin;
 pub(crate) use store::Store;

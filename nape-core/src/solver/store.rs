@@ -37,10 +37,11 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether an entry may be [`ColdEntry::carried`]: otherwise, and with no island
     /// keeping its factor, the end of a substep has no carry to mark.
     pub(super) carried_entries: bool,
-    /// Where the swept springs begin: `order_sweeps` puts them after every other entry,
-    /// and the sweeps take them in a loop of their own (their damper's counter-spin), so
-    /// that the loop over stiff entries carries no branch for them.
-    pub(super) swept_springs: usize,
+    /// Where the entries swept through a damper's rows begin (springs, and the stiff
+    /// entries of a mesh with a limit): `order_sweeps` puts them after every other entry,
+    /// and the sweeps take them in a loop of their own (their counter-spin), so that the
+    /// loop over the others carries no branch for them.
+    pub(super) spin_free: usize,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -58,7 +59,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             ready_ahead: false,
             breakable: false,
             carried_entries: false,
-            swept_springs: 0,
+            spin_free: 0,
         }
     }
 
@@ -391,7 +392,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 velocities,
                 direct,
             );
-        } else if spring.is_some() && e.solving && w.iter().all(|&x| x == 1.0) {
+        } else if (spring.is_some() || c.in_limited_mesh)
+            && e.solving
+            && w.iter().all(|&x| x == 1.0)
+        {
             Self::prepare_swept_spring(e, c, &k, &active, poses);
         }
     }

@@ -24,9 +24,13 @@ pub(super) struct Sweep<'a> {
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
-    /// Whether `order_sweeps` puts the entry among the swept springs.
-    pub(super) fn is_swept_spring(c: &ColdEntry<D, B>) -> bool {
-        c.settings.active && c.direct.is_none() && !c.settings.stiff && !T::VELOCITY_ONLY
+    /// Whether `order_sweeps` puts the entry among those swept through a damper's rows:
+    /// a swept spring, or a stiff swept entry of a mesh with a limit (`meshes`).
+    pub(super) fn sweeps_spin_free(c: &ColdEntry<D, B>) -> bool {
+        c.settings.active
+            && c.direct.is_none()
+            && (!c.settings.stiff || c.in_limited_mesh)
+            && !T::VELOCITY_ONLY
     }
 
     /// One sweep over `entries` (`SPRINGS`: the store's swept springs). Either part takes
@@ -238,7 +242,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return;
         }
-        let springs = self.swept_springs.min(self.entries.len());
+        let springs = self.spin_free.min(self.entries.len());
         let entries = self.entries[springs..].iter_mut();
         for (e, c) in entries.zip(&mut self.cold[springs..]) {
             if e.solving && c.direct.is_none() && Self::kicks_in_halves(&c.settings, h) {
