@@ -269,6 +269,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !group.holds(c.direct.is_some()) || (c.direct.is_some() && !c.in_run) {
                 continue;
             }
+            if first && !c.settings.stiff {
+                Self::take_back_exits(e, c, poses, velocities);
+                continue;
+            }
             if !(e.solving && e.limited && c.settings.stiff) {
                 continue;
             }
@@ -422,12 +426,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn rebase_exact_rows(
         &mut self,
         poses: &[Pose],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
     ) {
         if self.direct_entries == 0 {
             return;
+        }
+        if let (true, Some(kick)) = (T::HAS_LIMITS && !T::VELOCITY_ONLY, spring_kick) {
+            // A soft limit inside its bounds at the last substep's start has no rows to
+            // close the step through; crossed since, it closes it by its own impulse.
+            for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+                let idle = c.direct.is_some() && c.in_run && !e.solving;
+                if idle && c.settings.active && !c.settings.stiff && c.broken.is_none() {
+                    Self::half_kick_limited(e, c, poses, velocities, 2.0 * kick);
+                }
+            }
         }
         for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
             let Some((jacobian, k)) = Self::linearize_at(e, c, poses) else {
@@ -440,7 +454,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && !T::VELOCITY_ONLY
             {
                 let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-                let error = Self::spring_error(e, &e.constraint.position_error(&slot_poses));
+                let position = e.constraint.position_error(&slot_poses);
+                let mut error = Self::spring_error(e, &position);
+                if T::HAS_LIMITS {
+                    // The closing half of the step's last substep, split at the bound.
+                    error = Self::split_kick(e, c, &position, &e.weights, &k, error, kick, 0.0);
+                }
                 let (spring, bias) = verlet_spring(&c.settings, &error, kick);
                 let gamma = spring.relative_compliance();
                 // The solve that follows finds `Δλ` from `(K + γ₀k̄)Δλ = −(Jv + b) − γ₀k̄λ`

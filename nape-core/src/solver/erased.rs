@@ -116,11 +116,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// far applied through the old one (so that the totals, summed again through the new
     /// `J` at the substep's end, still equal the momentum the constraint gave).
     /// With `spring_kick` (the closing half kick of a RATTLE step), each spring's kick is
-    /// taken anew at `poses` ([`verlet_spring`]) for the velocity solve that follows.
+    /// taken anew at `poses` ([`verlet_spring`]) for the velocity solve that follows, and a
+    /// soft limit without rows (inside its bounds at the last substep's start) that has
+    /// crossed them since gives its kick to `velocities` by itself (`bumpers`).
     fn rebase_exact_rows(
         &mut self,
         poses: &[Pose],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
     );

@@ -40,6 +40,7 @@
 //! inequality row is clamped to `≤ 0` (push only). Constraints reporting
 //! `HAS_LIMITS = false` skip all of this: every row is the equality `c = 0`.
 
+mod bumpers;
 mod decoded;
 pub(crate) mod direct;
 mod dispatch;

@@ -268,6 +268,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let usable = |i: usize| usable[i];
 
         let in_direct = c.direct.is_some();
+        // A soft limit's kick split at its bound (`bumpers`), where its spring is a kick of
+        // velocity Verlet (RATTLE's, and the sweeps' up to `ω·h` = 0.5): half a substep
+        // opening this one, the rest closing the one before.
+        let verlet = if in_direct {
+            substep.rattle
+        } else {
+            kicks_explicitly(&s, h)
+        };
+        let error = if T::HAS_LIMITS && !T::VELOCITY_ONLY && !s.stiff && verlet {
+            // A swept step's first kick is half (`kicks_in_halves`), as a RATTLE step's is.
+            let halves = !in_direct && substep.first;
+            let kick = if halves { 0.5 * h } else { substep.kick };
+            let open = 0.5 * h;
+            Self::split_kick(e, c, &position, &w, &k, error, kick - open, open)
+        } else {
+            error
+        };
         let (spring, soft_bias) = if T::VELOCITY_ONLY || s.stiff {
             (None, [0.0; D])
         } else if substep.rattle && c.direct.is_some() {
