@@ -271,12 +271,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // A soft limit's kick split at its bound (`bumpers`), where its spring is a kick of
         // velocity Verlet (RATTLE's, and the sweeps' up to `ω·h` = 0.5): half a substep
         // opening this one, the rest closing the one before.
-        let verlet = if in_direct {
-            substep.rattle
-        } else {
-            kicks_explicitly(&s, h)
+        let verlet = || {
+            if in_direct {
+                substep.rattle
+            } else {
+                kicks_explicitly(&s, h)
+            }
         };
-        let error = if T::HAS_LIMITS && !T::VELOCITY_ONLY && !s.stiff && verlet {
+        let error = if T::HAS_LIMITS && !T::VELOCITY_ONLY && !s.stiff && verlet() {
             // A swept step's first kick is half (`kicks_in_halves`), as a RATTLE step's is.
             let halves = !in_direct && substep.first;
             let kick = if halves { 0.5 * h } else { substep.kick };
@@ -317,6 +319,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 ([error[i] / h; 2], Softness::RIGID)
             } else if in_direct {
                 // The position projection removes the error without adding velocity.
+                ([0.0, 0.0], Softness::RIGID)
+            } else if T::HAS_LIMITS && inequality[i] {
+                // A violated limit in a mesh stops getting worse (rigid, pushing only), and
+                // its position correction after the drift (`correct_limits`) puts it back:
+                // pushed back by the soft step's bias as well, a limit that contradicts
+                // the mesh's other joints (bounds off by a turn) flung its bodies at
+                // 70,000 rad/s.
                 ([0.0, 0.0], Softness::RIGID)
             } else {
                 let soft = substep.joint_softness;
