@@ -64,13 +64,20 @@ fn main() {
         }
     }
     for (path, configure) in paths {
-        for limit in undamped_soft_limits() {
-            let (mut space, bodies) = spinning_pair();
-            configure(&mut space);
-            (limit.add)(&mut space, &bodies);
+        for (limit, pinned) in undamped_soft_limits()
+            .into_iter()
+            .flat_map(|limit| [(limit, true), (limit, false)])
+        {
+            let (mut space, bodies) = bumped_pair(&limit, pinned, configure);
             let drift = energy_drift_free(&mut space, &bodies, 20.0, limit.potential);
+            // Swept, the pin is a spring of the soft step, damped at `joint_damping_ratio`.
+            let bodies = if pinned {
+                "pinned"
+            } else {
+                "free but for the limit"
+            };
             println!(
-                "spinning pair, {}, {path}, 20 s: energy drift {:.3} %",
+                "spinning pair, {bodies}, {}, {path}, 20 s: energy drift {:.3} %",
                 limit.name,
                 100.0 * drift
             );

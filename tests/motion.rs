@@ -206,18 +206,12 @@ fn an_undamped_soft_limit_keeps_its_energy_and_momenta() {
         })
     });
     for ((path, configure), limit, pinned) in cases {
-        let (mut space, bodies) = spinning_pair();
-        configure(&mut space);
-        if !pinned {
-            let pin = space.constraints().next().unwrap().id;
-            space.remove_constraint_id(pin).unwrap();
-        }
+        let (mut space, bodies) = bumped_pair(&limit, pinned, configure);
         let path = if pinned {
             format!("{path}, pinned")
         } else {
             path.to_owned()
         };
-        (limit.add)(&mut space, &bodies);
         let (p0, l0) = momentum(&space, &bodies);
         let drift = energy_drift_free(&mut space, &bodies, 20.0, limit.potential);
         let (p1, l1) = momentum(&space, &bodies);

@@ -553,6 +553,23 @@ pub fn undamped_soft_limits() -> [SoftLimit; 2] {
     ]
 }
 
+/// [`spinning_pair`] against `limit`, pinned or its bodies free but for the limit, in a
+/// space `configure` sets up first.
+pub fn bumped_pair(
+    limit: &SoftLimit,
+    pinned: bool,
+    configure: impl Fn(&mut Space),
+) -> (Space, Vec<BodyHandle>) {
+    let (mut space, bodies) = spinning_pair();
+    configure(&mut space);
+    if !pinned {
+        let pin = space.constraints().next().unwrap().id;
+        space.remove_constraint_id(pin).unwrap();
+    }
+    (limit.add)(&mut space, &bodies);
+    (space, bodies)
+}
+
 /// Steps `bodies` of `space` (gravity off) for `seconds`: the largest departure of their
 /// kinetic energy plus `potential` from its start, relative to it.
 pub fn energy_drift_free(
