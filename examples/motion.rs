@@ -1,7 +1,9 @@
 //! How faithfully bodies move, at the defaults (60 Hz): each scene of the motion laws
 //! against its exact answer — a rod pendulum's energy and elliptic-integral period, a
-//! whirled stone's speed, the momenta of a spinning pair (on springs, limits and motors),
-//! of a spinning loop (a mesh, its pins stiff and soft) and of a thrown ragdoll, a body on an undamped spring, and
+//! whirled stone's speed, the momenta of a spinning pair (on springs, limits and motors,
+//! on both paths), of a spinning loop (a mesh, its pins stiff and soft, and against limits)
+//! and of a thrown ragdoll, the energy of a pair against undamped soft limits, a body on an
+//! undamped spring, and
 //! chains released horizontal against Lagrange's equations in the links' angles.
 //!
 //! Run with `cargo run --release --example motion`.
@@ -44,14 +46,42 @@ fn main() {
         free.angular_change,
         100.0 * free.kinetic_change
     );
-    for (name, add) in pair_variants() {
-        let (mut space, bodies) = spinning_pair();
-        add(&mut space, &bodies);
-        let free = run_free(&mut space, &bodies, 10.0);
-        println!(
-            "spinning pair, {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}",
-            free.linear_change, free.angular_change
-        );
+    let swept = |space: &mut nape::Space| space.direct_solve = false;
+    let paths = [
+        ("exact", defaults as fn(&mut nape::Space)),
+        ("swept", swept),
+    ];
+    for (path, configure) in paths {
+        for (name, add) in pair_variants() {
+            let (mut space, bodies) = spinning_pair();
+            configure(&mut space);
+            add(&mut space, &bodies);
+            let free = run_free(&mut space, &bodies, 10.0);
+            println!(
+                "spinning pair, {name}, {path}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}",
+                free.linear_change, free.angular_change
+            );
+        }
+    }
+    for (path, configure) in paths {
+        for (limit, pinned) in undamped_soft_limits()
+            .into_iter()
+            .flat_map(|limit| [(limit, true), (limit, false)])
+        {
+            let (mut space, bodies) = bumped_pair(&limit, pinned, configure);
+            let drift = energy_drift_free(&mut space, &bodies, 20.0, limit.potential);
+            // Swept, the pin is a spring of the soft step, damped at `joint_damping_ratio`.
+            let bodies = if pinned {
+                "pinned"
+            } else {
+                "free but for the limit"
+            };
+            println!(
+                "spinning pair, {bodies}, {}, {path}, 20 s: energy drift {:.3} %",
+                limit.name,
+                100.0 * drift
+            );
+        }
     }
     for (name, settings) in loop_pin_variants() {
         let (mut space, bodies) = spinning_loop(settings);
@@ -61,6 +91,15 @@ fn main() {
             free.linear_change,
             free.angular_change,
             100.0 * free.kinetic_change
+        );
+    }
+    for (name, add) in loop_limit_variants() {
+        let (mut space, bodies) = spinning_loop(nape::ConstraintSettings::default());
+        add(&mut space, &bodies);
+        let free = run_free(&mut space, &bodies, 10.0);
+        println!(
+            "spinning loop of four rods, rocking, {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}",
+            free.linear_change, free.angular_change
         );
     }
     for (name, pivots) in scenes::ragdoll_pivot_variants() {
@@ -74,11 +113,7 @@ fn main() {
             100.0 * free.kinetic_change
         );
     }
-    let swept = |space: &mut nape::Space| space.direct_solve = false;
-    for (path, configure) in [
-        ("exact", defaults as fn(&mut nape::Space)),
-        ("swept", swept),
-    ] {
+    for (path, configure) in paths {
         for hertz in [1.0, 2.0, 5.0] {
             let run = bounce_on_spring_in(hertz, 0.0, 20.0, configure);
             println!(

@@ -293,6 +293,41 @@ pub fn loop_pin_variants() -> [(&'static str, ConstraintSettings); 4] {
     ]
 }
 
+/// [`spinning_loop`] with stiff pins, rocking as it spins (its upright rods turning 1 rad/s
+/// faster than the square, which the first step shares out by the pins' impulses), with
+/// a limit on the angle between its first two rods (`π/2 ± 0.15`, which the rocking
+/// strikes, stiff and soft) or on the distance between its first and third rods' centres
+/// (1.5–1.9 m, their 2 m pulled in): a mesh with a limit, swept at the defaults.
+pub fn loop_limit_variants() -> [(&'static str, PairJoint); 3] {
+    const SQUARE: f32 = std::f32::consts::FRAC_PI_2;
+    fn rocking_angle_limit(space: &mut Space, b: &[BodyHandle], settings: ConstraintSettings) {
+        for &rod in [b[1], b[3]].iter() {
+            let mut body = space.body_mut(rod).unwrap();
+            let spin = body.angular_velocity();
+            body.set_angular_velocity(spin + 1.0).unwrap();
+        }
+        let limit = AngleJoint::new(b[0], b[1], SQUARE - 0.15, SQUARE + 0.15);
+        space.add_constraint_with(limit, settings).unwrap();
+    }
+    [
+        ("stiff angle limit π/2 ± 0.15", |space, b| {
+            rocking_angle_limit(space, b, ConstraintSettings::default())
+        }),
+        (
+            "soft angle limit π/2 ± 0.15, 3 Hz, ζ = 0.7",
+            |space, b| rocking_angle_limit(space, b, ConstraintSettings::soft(3.0, 0.7)),
+        ),
+        (
+            "soft distance limit 1.5–1.9 m, 2 Hz, ζ = 0.2",
+            |space, b| {
+                let distance = DistanceJoint::new(b[0], b[2], Vec2::ZERO, Vec2::ZERO, 1.5, 1.9);
+                let soft = ConstraintSettings::soft(2.0, 0.2);
+                space.add_constraint_with(distance, soft).unwrap();
+            },
+        ),
+    ]
+}
+
 /// A joint added to [`spinning_pair`]'s bodies.
 pub type PairJoint = fn(&mut Space, &[BodyHandle]);
 
@@ -449,4 +484,107 @@ pub fn bounce_on_spring_in(
         energy_drift: drift / start,
         offsets,
     }
+}
+
+/// An undamped soft limit on [`spinning_pair`]'s bodies (an elastic bumper), and the
+/// energy its spring holds at the bodies' poses: `½ ω² C² / K` past its bound (Nape's
+/// springs are relative to the constraint's effective mass `K`, here constant).
+#[derive(Clone, Copy)]
+pub struct SoftLimit {
+    pub name: &'static str,
+    pub add: PairJoint,
+    pub potential: fn(&Space, &[BodyHandle]) -> f64,
+}
+
+/// A soft angle limit ±0.5 at 3 Hz and a soft distance limit between the centres
+/// (0.5–0.9 m, their 1.5 m pulled in) at 2 Hz, both with ζ = 0.
+pub fn undamped_soft_limits() -> [SoftLimit; 2] {
+    fn past(value: f64, min: f64, max: f64) -> f64 {
+        (value - max).max(min - value).max(0.0)
+    }
+    fn spring(space: &Space, b: &[BodyHandle], hertz: f64, error: f64, angular: bool) -> f64 {
+        let k: f64 = b
+            .iter()
+            .map(|&h| {
+                let body = space.body(h).unwrap();
+                1.0 / f64::from(if angular { body.inertia() } else { body.mass() })
+            })
+            .sum();
+        let omega = std::f64::consts::TAU * hertz;
+        0.5 * omega * omega * error * error / k
+    }
+    [
+        SoftLimit {
+            name: "soft angle limit ±0.5, 3 Hz, ζ = 0",
+            add: |space, b| {
+                let angle = AngleJoint::new(b[0], b[1], -0.5, 0.5);
+                let soft = ConstraintSettings::soft(3.0, 0.0);
+                space.add_constraint_with(angle, soft).unwrap();
+            },
+            potential: |space, b| {
+                let angle = |h: BodyHandle| f64::from(space.body(h).unwrap().angle());
+                spring(
+                    space,
+                    b,
+                    3.0,
+                    past(angle(b[1]) - angle(b[0]), -0.5, 0.5),
+                    true,
+                )
+            },
+        },
+        SoftLimit {
+            name: "soft distance limit 0.5–0.9 m, 2 Hz, ζ = 0",
+            add: |space, b| {
+                let distance = DistanceJoint::new(b[0], b[1], Vec2::ZERO, Vec2::ZERO, 0.5, 0.9);
+                let soft = ConstraintSettings::soft(2.0, 0.0);
+                space.add_constraint_with(distance, soft).unwrap();
+            },
+            potential: |space, b| {
+                let at = |h: BodyHandle| space.body(h).unwrap().position().as_dvec2();
+                spring(
+                    space,
+                    b,
+                    2.0,
+                    past(at(b[0]).distance(at(b[1])), 0.5, 0.9),
+                    false,
+                )
+            },
+        },
+    ]
+}
+
+/// [`spinning_pair`] against `limit`, pinned or its bodies free but for the limit, in a
+/// space `configure` sets up first.
+pub fn bumped_pair(
+    limit: &SoftLimit,
+    pinned: bool,
+    configure: impl Fn(&mut Space),
+) -> (Space, Vec<BodyHandle>) {
+    let (mut space, bodies) = spinning_pair();
+    configure(&mut space);
+    if !pinned {
+        let pin = space.constraints().next().unwrap().id;
+        space.remove_constraint_id(pin).unwrap();
+    }
+    (limit.add)(&mut space, &bodies);
+    (space, bodies)
+}
+
+/// Steps `bodies` of `space` (gravity off) for `seconds`: the largest departure of their
+/// kinetic energy plus `potential` from its start, relative to it.
+pub fn energy_drift_free(
+    space: &mut Space,
+    bodies: &[BodyHandle],
+    seconds: f64,
+    potential: fn(&Space, &[BodyHandle]) -> f64,
+) -> f64 {
+    space.gravity = Vec2::ZERO;
+    let energy = |space: &Space| kinetic_energy(space, bodies) + potential(space, bodies);
+    let start = energy(space);
+    let mut drift = 0.0f64;
+    for _ in 0..(seconds * HZ).round() as usize {
+        space.step((1.0 / HZ) as f32);
+        drift = drift.max((energy(space) - start).abs());
+    }
+    drift / start
 }

@@ -54,7 +54,19 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         });
     }
 
-    fn order_sweeps(&mut self, dynamic: &[bool]) {
+    fn join_meshes(&self, meshes: &mut Meshes, dynamic: &[bool]) {
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            if c.settings.active && c.direct.is_none() {
+                let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min < b.max);
+                meshes.join(&e.bodies, dynamic, limited);
+            }
+        }
+    }
+
+    fn order_sweeps(&mut self, dynamic: &[bool], limited: &[bool]) {
+        for (e, c) in self.entries.iter().zip(&mut self.cold) {
+            c.in_limited_mesh = c.direct.is_none() && e.bodies.iter().any(|&b| limited[b]);
+        }
         let mut order = colour_order(
             self.entries.iter().zip(&self.cold).map(|(e, c)| {
                 let swept = c.settings.active && c.direct.is_none();
@@ -62,11 +74,11 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }),
             dynamic,
         );
-        // The swept springs last, each part in its colour order.
-        order.sort_by_key(|&d| Self::is_swept_spring(&self.cold[d]));
-        self.swept_springs = order
+        // The entries swept through a damper's rows last, each part in its colour order.
+        order.sort_by_key(|&d| Self::sweeps_spin_free(&self.cold[d]));
+        self.spin_free = order
             .iter()
-            .take_while(|&&d| !Self::is_swept_spring(&self.cold[d]))
+            .take_while(|&&d| !Self::sweeps_spin_free(&self.cold[d]))
             .count();
         if order.iter().enumerate().all(|(d, &from)| d == from) {
             return;
@@ -192,8 +204,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             }
             // Warm start here, while the entry is in cache: preparing reads no velocity
             // an impulse can change (only kinematic bodies', which have infinite mass).
-            // Only a spring has a counter-spin.
-            if e.stiff {
+            // Only a spring, or a stiff entry of a mesh with a limit, has a counter-spin.
+            if e.stiff && !c.in_limited_mesh {
                 Self::warm_start(e, velocities);
             } else {
                 Self::warm_start_damped(e, c, velocities);
@@ -255,6 +267,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 c.limit_impulse = [0.0; D];
             }
             if !group.holds(c.direct.is_some()) || (c.direct.is_some() && !c.in_run) {
+                continue;
+            }
+            if first && !c.settings.stiff {
+                Self::take_back_exits(e, c, poses, velocities);
                 continue;
             }
             if !(e.solving && e.limited && c.settings.stiff) {
@@ -410,12 +426,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn rebase_exact_rows(
         &mut self,
         poses: &[Pose],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
     ) {
         if self.direct_entries == 0 {
             return;
+        }
+        if let (true, Some(kick)) = (T::HAS_LIMITS && !T::VELOCITY_ONLY, spring_kick) {
+            // A soft limit inside its bounds at the last substep's start has no rows to
+            // close the step through; crossed since, it closes it by its own impulse.
+            for (e, c) in self.entries.iter_mut().zip(&mut self.cold) {
+                let idle = c.direct.is_some() && c.in_run && !e.solving;
+                if idle && c.settings.active && !c.settings.stiff && c.broken.is_none() {
+                    Self::half_kick_limited(e, c, poses, velocities, 2.0 * kick);
+                }
+            }
         }
         for (e, c, slot) in exact_run(&mut self.entries, &mut self.cold) {
             let Some((jacobian, k)) = Self::linearize_at(e, c, poses) else {
@@ -428,7 +454,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && !T::VELOCITY_ONLY
             {
                 let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-                let error = Self::spring_error(e, &e.constraint.position_error(&slot_poses));
+                let position = e.constraint.position_error(&slot_poses);
+                let mut error = Self::spring_error(e, &position);
+                if T::HAS_LIMITS {
+                    // The closing half of the step's last substep, split at the bound.
+                    error = Self::split_kick(e, c, &position, &e.weights, &k, error, kick, 0.0);
+                }
                 let (spring, bias) = verlet_spring(&c.settings, &error, kick);
                 let gamma = spring.relative_compliance();
                 // The solve that follows finds `Δλ` from `(K + γ₀k̄)Δλ = −(Jv + b) − γ₀k̄λ`
@@ -646,7 +677,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             relinearize_at,
             any_direct,
         };
-        let springs = self.swept_springs.min(self.entries.len());
+        let springs = self.spin_free.min(self.entries.len());
         let (entries, spring_entries) = self.entries.split_at_mut(springs);
         let (cold, spring_cold) = self.cold.split_at_mut(springs);
         Self::sweep_part::<false>(entries, cold, &sweep, velocities);
@@ -657,7 +688,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool) {
         let any_direct = self.direct_entries > 0;
-        let springs = self.swept_springs.min(self.entries.len());
+        let springs = self.spin_free.min(self.entries.len());
         let (entries, spring_entries) = self.entries.split_at_mut(springs);
         let (cold, spring_cold) = self.cold.split_at_mut(springs);
         let ready =

@@ -90,10 +90,11 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// A spring's rigid spin (RATTLE's and the sweeps'): its damper's rows are
     /// `J_d = J − g wᵀ`, which keep its bodies' angular momentum ([`RigidSpin`]); taken
     /// with `J` (the entry's `jacobian`).
-    /// Boxed, and kept once made (`spin_on` says whether it holds this substep): the cold
-    /// entry of every constraint stays as small as without it (a 100 × 100 joint grid,
-    /// which has no spring, stepped a quarter slower with it inline).
-    damper_spin: Option<Box<RigidSpin<D, B>>>,
+    /// Boxed with a soft limit's state ([`SpringState`]), and kept once made (`spin_on`
+    /// says whether it holds this substep): the cold entry of every constraint stays as
+    /// small as without it (a 100 × 100 joint grid, which has no spring, stepped a
+    /// quarter slower with the spin inline).
+    springs: Option<Box<SpringState<D, B>>>,
     spin_on: bool,
     /// Rows handed to the exact solve this substep.
     pub(super) direct_rows: [bool; D],
@@ -114,6 +115,21 @@ pub(crate) struct ColdEntry<const D: usize, const B: usize> {
     /// and that factor was kept for the next step ([`direct::Carry`]): what a rebuilt
     /// system restores the factor from.
     pub(super) carried: bool,
+    /// A swept entry of a mesh that holds a limit (`meshes`): stiff, it sweeps through its
+    /// damper's rows `J − g wᵀ`, as a spring does. Set with the sweep order.
+    pub(super) in_limited_mesh: bool,
+}
+
+/// What a spring keeps in its cold entry's box: its rigid spin, and a soft limit's rows at
+/// its last kick (`bumpers`).
+#[derive(Clone)]
+pub(crate) struct SpringState<const D: usize, const B: usize> {
+    spin: Option<RigidSpin<D, B>>,
+    /// Each row's signed distance past its bound (negative inside).
+    pub(super) bound_sides: [f32; D],
+    /// The impulse (weighted) of the kick's half that opened the substep, for the share
+    /// the substep spent past the bound.
+    pub(super) open_kicks: [f32; D],
 }
 
 impl<const D: usize, const B: usize> ColdEntry<D, B> {
@@ -121,7 +137,7 @@ impl<const D: usize, const B: usize> ColdEntry<D, B> {
     #[inline]
     pub(super) fn spin(&self) -> Option<&RigidSpin<D, B>> {
         if self.spin_on {
-            self.damper_spin.as_deref()
+            self.springs.as_deref().and_then(|s| s.spin.as_ref())
         } else {
             None
         }
@@ -131,12 +147,26 @@ impl<const D: usize, const B: usize> ColdEntry<D, B> {
     /// a warmed-up step allocates nothing.
     pub(super) fn set_spin(&mut self, spin: Option<RigidSpin<D, B>>) {
         self.spin_on = spin.is_some();
-        if let Some(spin) = spin {
-            match &mut self.damper_spin {
-                Some(kept) => **kept = spin,
-                None => self.damper_spin = Some(Box::new(spin)),
-            }
+        if spin.is_some() {
+            self.springs_mut().spin = spin;
         }
+    }
+
+    /// The spring's boxed state, made at its first use (a soft limit's first kick, which
+    /// every preparation takes, so a warmed-up step allocates nothing).
+    pub(super) fn springs_mut(&mut self) -> &mut SpringState<D, B> {
+        self.springs.get_or_insert_with(|| {
+            Box::new(SpringState {
+                spin: None,
+                bound_sides: [0.0; D],
+                open_kicks: [0.0; D],
+            })
+        })
+    }
+
+    /// The soft limit's state, if it has kicked.
+    pub(super) fn springs(&self) -> Option<&SpringState<D, B>> {
+        self.springs.as_deref()
     }
 }
 
@@ -315,6 +345,33 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         if let Some(spin) = cold.spin() {
             spin.counter_spin(impulse, &self.bodies, velocities);
         }
+    }
+
+    /// `v += M⁻¹Jᵀ·impulse` through `jacobian` (taken where the bodies now are, not the
+    /// entry's own `J`), counted in the step's totals through it.
+    pub(super) fn apply_through(
+        &mut self,
+        jacobian: &T::Jacobian,
+        impulse: &[f32; D],
+        velocities: &mut [Velocity],
+    ) {
+        self.constraint.apply_impulse(
+            jacobian,
+            impulse,
+            &self.inverse_masses,
+            &self.bodies,
+            velocities,
+        );
+        for (total, x) in self.step_impulse.iter_mut().zip(impulse) {
+            *total += x;
+        }
+        add_transpose(
+            &self.constraint,
+            jacobian,
+            impulse,
+            &self.local_indices(),
+            &mut self.step_body_impulse,
+        );
     }
 
     /// Adds `Jᵀ·impulse` to the step's body impulses through the current `J` (straight
@@ -499,7 +556,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         direct_rows: [false; D],
         direct_compliance: STIFF_COMPLIANCE,
         spring_compliance: 0.0,
-        damper_spin: None,
+        springs: None,
         spin_on: false,
         in_run: true,
         sweep: false,
@@ -507,6 +564,7 @@ pub(super) fn fresh_entry<T: Constraint<D, B>, const D: usize, const B: usize>(
         limit_impulse: [0.0; D],
         broken: None,
         carried: false,
+        in_limited_mesh: false,
     };
     entry.set_body_indices(&mut cold, bodies);
     (entry, cold)

@@ -16,10 +16,14 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Where each active constraint (in the order of [`links`](Self::links)) lives in
     /// the exact solve; consumes its part of `assignment`.
     fn assign(&mut self, assignment: &mut std::slice::Iter<'_, Option<DirectSlot>>);
+    /// Joins the meshes of every swept entry's dynamic bodies (`dynamic`), marking those
+    /// its limits are in.
+    fn join_meshes(&self, meshes: &mut Meshes, dynamic: &[bool]);
     /// Puts the swept entries in the order of a greedy colouring (`dynamic`: which bodies
     /// a constraint's impulse moves), so that consecutive updates of a sweep share no
-    /// body; see [`colour_order`].
-    fn order_sweeps(&mut self, dynamic: &[bool]);
+    /// body (see [`colour_order`]), those that sweep through a damper's rows last: springs,
+    /// and the stiff entries of a mesh with a limit (`limited`, per body; see `meshes`).
+    fn order_sweeps(&mut self, dynamic: &[bool], limited: &[bool]);
     /// Forgets last step's totals: here with `clear_totals`, else in the first swept
     /// prepare of the step, which visits every entry anyway (the caller runs one
     /// before any impulse is counted).
@@ -112,11 +116,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// far applied through the old one (so that the totals, summed again through the new
     /// `J` at the substep's end, still equal the momentum the constraint gave).
     /// With `spring_kick` (the closing half kick of a RATTLE step), each spring's kick is
-    /// taken anew at `poses` ([`verlet_spring`]) for the velocity solve that follows.
+    /// taken anew at `poses` ([`verlet_spring`]) for the velocity solve that follows, and a
+    /// soft limit without rows (inside its bounds at the last substep's start) that has
+    /// crossed them since gives its kick to `velocities` by itself (`bumpers`).
     fn rebase_exact_rows(
         &mut self,
         poses: &[Pose],
-        velocities: &[Velocity],
+        velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
     );

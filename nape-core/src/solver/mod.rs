@@ -40,12 +40,14 @@
 //! inequality row is clamped to `≤ 0` (push only). Constraints reporting
 //! `HAS_LIMITS = false` skip all of this: every row is the equality `c = 0`.
 
+mod bumpers;
 mod decoded;
 pub(crate) mod direct;
 mod dispatch;
 mod entry;
 mod erased;
 mod limits;
+pub(crate) mod meshes;
 mod softness;
 mod spin;
 pub(crate) mod step;
@@ -64,6 +66,7 @@ use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velo
 use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;
 pub(crate) use erased::ErasedStore;
+use meshes::Meshes;
 pub(crate) use softness::*;
 use spin::RigidSpin;
 pub(crate) use store::Store;

@@ -37,10 +37,11 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// Whether an entry may be [`ColdEntry::carried`]: otherwise, and with no island
     /// keeping its factor, the end of a substep has no carry to mark.
     pub(super) carried_entries: bool,
-    /// Where the swept springs begin: `order_sweeps` puts them after every other entry,
-    /// and the sweeps take them in a loop of their own (their damper's counter-spin), so
-    /// that the loop over stiff entries carries no branch for them.
-    pub(super) swept_springs: usize,
+    /// Where the entries swept through a damper's rows begin (springs, and the stiff
+    /// entries of a mesh with a limit): `order_sweeps` puts them after every other entry,
+    /// and the sweeps take them in a loop of their own (their counter-spin), so that the
+    /// loop over the others carries no branch for them.
+    pub(super) spin_free: usize,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -58,7 +59,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             ready_ahead: false,
             breakable: false,
             carried_entries: false,
-            swept_springs: 0,
+            spin_free: 0,
         }
     }
 
@@ -267,6 +268,25 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let usable = |i: usize| usable[i];
 
         let in_direct = c.direct.is_some();
+        // A soft limit's kick split at its bound (`bumpers`), where its spring is a kick of
+        // velocity Verlet (RATTLE's, and the sweeps' up to `ω·h` = 0.5): half a substep
+        // opening this one, the rest closing the one before.
+        let verlet = || {
+            if in_direct {
+                substep.rattle
+            } else {
+                kicks_explicitly(&s, h)
+            }
+        };
+        let error = if T::HAS_LIMITS && !T::VELOCITY_ONLY && !s.stiff && verlet() {
+            // A swept step's first kick is half (`kicks_in_halves`), as a RATTLE step's is.
+            let halves = !in_direct && substep.first;
+            let kick = if halves { 0.5 * h } else { substep.kick };
+            let open = 0.5 * h;
+            Self::split_kick(e, c, &position, &w, &k, error, kick - open, open)
+        } else {
+            error
+        };
         let (spring, soft_bias) = if T::VELOCITY_ONLY || s.stiff {
             (None, [0.0; D])
         } else if substep.rattle && c.direct.is_some() {
@@ -299,6 +319,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 ([error[i] / h; 2], Softness::RIGID)
             } else if in_direct {
                 // The position projection removes the error without adding velocity.
+                ([0.0, 0.0], Softness::RIGID)
+            } else if T::HAS_LIMITS && inequality[i] {
+                // A violated limit in a mesh stops getting worse (rigid, pushing only), and
+                // its position correction after the drift (`correct_limits`) puts it back:
+                // pushed back by the soft step's bias as well, a limit that contradicts
+                // the mesh's other joints (bounds off by a turn) flung its bodies at
+                // 70,000 rad/s.
                 ([0.0, 0.0], Softness::RIGID)
             } else {
                 let soft = substep.joint_softness;
@@ -391,7 +418,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
                 velocities,
                 direct,
             );
-        } else if spring.is_some() && e.solving && w.iter().all(|&x| x == 1.0) {
+        } else if (spring.is_some() || c.in_limited_mesh)
+            && e.solving
+            && w.iter().all(|&x| x == 1.0)
+        {
             Self::prepare_swept_spring(e, c, &k, &active, poses);
         }
     }

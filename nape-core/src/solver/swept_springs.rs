@@ -24,9 +24,13 @@ pub(super) struct Sweep<'a> {
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
-    /// Whether `order_sweeps` puts the entry among the swept springs.
-    pub(super) fn is_swept_spring(c: &ColdEntry<D, B>) -> bool {
-        c.settings.active && c.direct.is_none() && !c.settings.stiff && !T::VELOCITY_ONLY
+    /// Whether `order_sweeps` puts the entry among those swept through a damper's rows:
+    /// a swept spring, or a stiff swept entry of a mesh with a limit (`meshes`).
+    pub(super) fn sweeps_spin_free(c: &ColdEntry<D, B>) -> bool {
+        c.settings.active
+            && c.direct.is_none()
+            && (!c.settings.stiff || c.in_limited_mesh)
+            && !T::VELOCITY_ONLY
     }
 
     /// One sweep over `entries` (`SPRINGS`: the store's swept springs). Either part takes
@@ -218,10 +222,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
     /// Whether a swept spring of these settings steps by velocity Verlet, its first kick
     /// of a step split in two halves (one at the step's start, one closing it): an
-    /// explicit one ([`kicks_explicitly`]) on equality rows (a constraint with limits
-    /// prepares its rows anew each substep, and takes symplectic Euler's whole kicks).
+    /// explicit one ([`kicks_explicitly`]), soft limits too (`bumpers`).
     pub(super) fn kicks_in_halves(settings: &ConstraintSettings, h: f32) -> bool {
-        !T::HAS_LIMITS && !T::VELOCITY_ONLY && !settings.stiff && kicks_explicitly(settings, h)
+        !T::VELOCITY_ONLY && !settings.stiff && kicks_explicitly(settings, h)
     }
 
     /// The half kick that closes a step of substeps `h` for each swept spring that
@@ -235,13 +238,20 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         velocities: &mut [Velocity],
         h: f32,
     ) {
-        if T::HAS_LIMITS || T::VELOCITY_ONLY {
+        if T::VELOCITY_ONLY {
             return;
         }
-        let springs = self.swept_springs.min(self.entries.len());
+        let springs = self.spin_free.min(self.entries.len());
         let entries = self.entries[springs..].iter_mut();
         for (e, c) in entries.zip(&mut self.cold[springs..]) {
-            if e.solving && c.direct.is_none() && Self::kicks_in_halves(&c.settings, h) {
+            if !(c.direct.is_none() && Self::kicks_in_halves(&c.settings, h)) {
+                continue;
+            }
+            // A soft limit closes the step even if it was inside its bounds at the last
+            // substep's start: it may have crossed them since.
+            if T::HAS_LIMITS && c.settings.active && c.broken.is_none() {
+                Self::half_kick_limited(e, c, poses, velocities, h);
+            } else if e.solving {
                 Self::half_kick(e, c, poses, velocities, h);
             }
         }

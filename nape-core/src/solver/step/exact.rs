@@ -388,7 +388,7 @@ impl Solver {
         for &s in &self.store_order {
             stores[s].rebase_exact_rows(
                 &self.poses,
-                &self.velocities,
+                &mut self.velocities,
                 &mut self.direct,
                 spring_kick,
             );

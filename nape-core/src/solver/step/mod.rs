@@ -25,6 +25,7 @@ use crate::body::{Body, BodyKind, BodySlot};
 use crate::types::{BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
 
 use super::direct::{DirectSystem, Islands, Link};
+use super::meshes::Meshes;
 use super::{Ahead, ErasedStore, Group, LOAD_UNKNOWN, SPRUNG, Softness, Substep};
 pub(crate) use islands::IslandState;
 
@@ -490,7 +491,14 @@ impl Solver {
             } else {
                 stores[s].assign(&mut [].iter());
             }
-            stores[s].order_sweeps(&dynamic);
+        }
+        let mut meshes = Meshes::new(bodies.len());
+        for &s in &self.store_order {
+            stores[s].join_meshes(&mut meshes, &dynamic);
+        }
+        let limited = meshes.limited_bodies();
+        for &s in &self.store_order {
+            stores[s].order_sweeps(&dynamic, &limited);
         }
         // What the constraints carried into this step survives the rebuild: the islands
         // whose every constraint did rebuild their factors from it (`direct::Carry`).
