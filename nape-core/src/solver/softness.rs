@@ -3,32 +3,17 @@
 use super::*;
 
 /// A row's soft update `Δλ = −mass_scale·K⁻¹(J v + bias_rate·C) − impulse_scale·λ`
-/// (Box2D v3's `b2Softness`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Softness {
-    pub(crate) bias_rate: f32,
-    pub(crate) mass_scale: f32,
-    pub(crate) impulse_scale: f32,
-}
+/// (Box2D v3's `b2Softness`): the settings' public [`SoftStep`], whose `spring` is the
+/// solver's too.
+pub(crate) type Softness = SoftStep;
 
-impl Softness {
+impl SoftStep {
     /// Rigid: no bias, full mass.
     pub(crate) const RIGID: Self = Self {
         bias_rate: 0.0,
         mass_scale: 1.0,
         impulse_scale: 0.0,
     };
-
-    /// A spring of `hertz` and damping ratio `zeta` over a substep `h`, relative to the
-    /// row's own effective mass (so independent of the bodies' masses).
-    pub(crate) fn spring(hertz: f32, zeta: f32, h: f32) -> Self {
-        let step = SoftStep::spring(hertz, zeta, h);
-        Self {
-            bias_rate: step.bias_rate,
-            mass_scale: step.mass_scale,
-            impulse_scale: step.impulse_scale,
-        }
-    }
 
     /// The compliance `γ₀` relative to `K` that gives the same update in an exact solve:
     /// `(K + γ₀ K) Δλ = −(J v + bias) − γ₀ K λ`.

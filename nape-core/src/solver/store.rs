@@ -615,19 +615,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         poses: &[Pose],
         last: bool,
     ) -> [f32; D] {
-        if !e.solving {
-            return [0.0; D];
-        }
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-        let jacobian = e.constraint.jacobian(&slot_poses);
-        e.rebase_swept(jacobian, last)
+        Self::relinearize_swept_entry_at::<false>(e, poses, last).0
     }
 
-    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry) with the position error
-    /// at the same poses, for a refresh that follows there ([`Linearized::Both`]): taken
-    /// in one place, `C` and `J` share their rotated anchors.
+    /// [`relinearize_swept_entry`](Self::relinearize_swept_entry), with `ERROR` the
+    /// position error at the same poses too, for a refresh that follows there
+    /// ([`Linearized::Both`]): taken in one place, `C` and `J` share their rotated anchors.
     #[inline(always)]
-    pub(super) fn relinearize_swept_entry_with_error(
+    pub(super) fn relinearize_swept_entry_at<const ERROR: bool>(
         e: &mut Entry<T, D, B>,
         poses: &[Pose],
         last: bool,
@@ -636,7 +631,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return ([0.0; D], Linearized::Jacobian);
         }
         let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
-        let error = (!(T::HAS_LIMITS || T::VELOCITY_ONLY))
+        let error = (ERROR && !(T::HAS_LIMITS || T::VELOCITY_ONLY))
             .then(|| e.constraint.position_error(&slot_poses));
         let jacobian = e.constraint.jacobian(&slot_poses);
         let counted = e.rebase_swept(jacobian, last);

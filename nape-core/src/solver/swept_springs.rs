@@ -160,7 +160,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let counted = Self::relinearize_swept::<SPRINGS>(e, c, poses, true);
             return (counted, Linearized::Jacobian);
         }
-        Self::relinearize_swept_entry_with_error(e, poses, true)
+        Self::relinearize_swept_entry_at::<true>(e, poses, true)
     }
 
     /// A swept entry's part of a sweep: its update (a spring's through its damper's rows

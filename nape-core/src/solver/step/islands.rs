@@ -33,6 +33,7 @@ pub(crate) struct IslandState {
     /// rows, `ε²·Σ|x|²` over its bodies (see `SHAKE_SETTLED`).
     pub(crate) island_floor: Vec<f32>,
     /// The SHAKE corrections made so far (for tests of when SHAKE stops).
+    #[cfg(test)]
     pub(crate) shake_corrections: u64,
     /// Whether each island steps by RATTLE: no spring without a frequency in it (see
     /// `Solver::mark_plain_islands`).
