@@ -1755,15 +1755,16 @@ mod tests {
 
     #[test]
     fn exact_substeps_follow_the_load() {
-        // Moving, a chain of 10 links needs the fewest RATTLE substeps, and so does one of
-        // 200, whose top links turn against 500 N (`ω·dt` 1.8, within two substeps of
-        // `STABLE_SWING`); a ball of 16,000 links' mass on 40 of them stiffens the links'
-        // turning, and takes many more.
+        // Moving, a chain of 10 links needs the fewest RATTLE substeps, and one of 200,
+        // whose top links turn against 500 N (`ω·dt` 1.8, within two substeps of
+        // `STABLE_SWING`), one more where the end of its step needs it (a step takes what
+        // both its ends need); a ball of 16,000 links' mass on 40 of them stiffens the
+        // links' turning, and takes many more.
         let light = chosen_substeps(10, 0.0, 30, true);
         let long = chosen_substeps(200, 0.0, 30, true);
         let heavy = chosen_substeps(40, 4000.0, 30, true);
         assert_eq!(light, MIN_RATTLE_SUBSTEPS, "10 links");
-        assert_eq!(long, MIN_RATTLE_SUBSTEPS, "200 links");
+        assert!(long <= MIN_RATTLE_SUBSTEPS + 1, "200 links: {long}");
         assert!(heavy >= 4 * long, "40 links and a ball: {heavy}");
         // At rest, all three take one, the ball's chain weighted.
         for (links, ball) in [(10, 0.0), (200, 0.0), (40, 4000.0)] {

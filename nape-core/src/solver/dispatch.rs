@@ -746,6 +746,50 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
+    fn keep_step_start(&mut self) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        if self.step_start.len() != self.entries.len() {
+            // Sized with the store (after a change of its constraints), then reused.
+            self.step_start.clone_from(&self.entries);
+            self.step_start_cold.clone_from(&self.cold);
+            return;
+        }
+        for (((kept, kept_cold), e), c) in self
+            .step_start
+            .iter_mut()
+            .zip(&mut self.step_start_cold)
+            .zip(&self.entries)
+            .zip(&self.cold)
+        {
+            if c.direct.is_some() {
+                kept.restore_step_state(e);
+                kept_cold.restore_step_state(c);
+            }
+        }
+    }
+
+    fn restore_step_start(&mut self, direct: &DirectSystem, retaken: &[bool]) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        for (((e, c), kept), kept_cold) in self
+            .entries
+            .iter_mut()
+            .zip(&mut self.cold)
+            .zip(&self.step_start)
+            .zip(&self.step_start_cold)
+        {
+            if let Some(slot) = c.direct
+                && retaken[direct.island(&slot)]
+            {
+                e.restore_step_state(kept);
+                c.restore_step_state(kept_cold);
+            }
+        }
+    }
+
     fn claim_carries(&self, direct: &mut DirectSystem) {
         for (e, c) in self.entries.iter().zip(&self.cold) {
             if let Some(slot) = c.direct {

@@ -133,6 +133,51 @@ pub(crate) struct SpringState<const D: usize, const B: usize> {
 }
 
 impl<const D: usize, const B: usize> ColdEntry<D, B> {
+    /// Takes every part of `source` a step changes, as [`Entry::restore_step_state`];
+    /// the spring's box is reused where both have one, so a warmed-up step allocates
+    /// nothing.
+    pub(super) fn restore_step_state(&mut self, source: &Self) {
+        let Self {
+            settings: _,
+            broken,
+            direct: _,
+            shared: _,
+            slot: _,
+            row_mass,
+            rebased_impulse,
+            direct_compliance,
+            spring_compliance,
+            springs,
+            spin_on,
+            direct_rows,
+            inequality,
+            sweep,
+            in_run,
+            clamp_force,
+            limit_impulse,
+            carried,
+            in_limited_mesh: _,
+        } = source;
+        self.broken = *broken;
+        self.row_mass = *row_mass;
+        self.rebased_impulse = *rebased_impulse;
+        self.direct_compliance = *direct_compliance;
+        self.spring_compliance = *spring_compliance;
+        match springs {
+            Some(state) => self.springs_mut().clone_from(state),
+            // Made during the step being retaken: made again if the retake needs it.
+            None => self.springs = None,
+        }
+        self.spin_on = *spin_on;
+        self.direct_rows = *direct_rows;
+        self.inequality = *inequality;
+        self.sweep = *sweep;
+        self.in_run = *in_run;
+        self.clamp_force = *clamp_force;
+        self.limit_impulse = *limit_impulse;
+        self.carried = *carried;
+    }
+
     /// The spring's rigid spin this substep, if it has one.
     #[inline]
     pub(super) fn spin(&self) -> Option<&RigidSpin<D, B>> {
@@ -171,6 +216,50 @@ impl<const D: usize, const B: usize> ColdEntry<D, B> {
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
+    /// Takes every part of `source` a step changes (all but the constraint itself, its
+    /// bodies and settings): what a step retaken from its start (`Solver::retake`) starts
+    /// from. Every field is named, so that one added is not forgotten here.
+    pub(super) fn restore_step_state(&mut self, source: &Self) {
+        let Self {
+            bodies: _,
+            jacobian,
+            k_inv,
+            bias,
+            mass_scale,
+            impulse_scale,
+            impulse,
+            max_impulse,
+            solving,
+            refresh,
+            reads_cold,
+            limited,
+            inverse_masses,
+            constraint: _,
+            stiff: _,
+            local: _,
+            previous_h,
+            weights,
+            step_impulse,
+            step_body_impulse,
+        } = source;
+        self.jacobian = *jacobian;
+        self.k_inv = *k_inv;
+        self.bias = *bias;
+        self.mass_scale = *mass_scale;
+        self.impulse_scale = *impulse_scale;
+        self.impulse = *impulse;
+        self.max_impulse = *max_impulse;
+        self.solving = *solving;
+        self.refresh = *refresh;
+        self.reads_cold = *reads_cold;
+        self.limited = *limited;
+        self.inverse_masses = *inverse_masses;
+        self.previous_h = *previous_h;
+        self.weights = *weights;
+        self.step_impulse = *step_impulse;
+        self.step_body_impulse = *step_body_impulse;
+    }
+
     /// Sets the slots' body indices and the derived aliasing tables.
     pub(crate) fn set_body_indices(&mut self, cold: &mut ColdEntry<D, B>, bodies: [usize; B]) {
         self.bodies = bodies;

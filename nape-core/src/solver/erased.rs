@@ -160,6 +160,12 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
     fn end_substep(&mut self, all: bool, group: Group, direct: &mut DirectSystem);
+    /// Keeps the state of every exactly solved entry as the exact group's step starts,
+    /// for [`restore_step_start`](Self::restore_step_start).
+    fn keep_step_start(&mut self);
+    /// Puts every entry of the acyclic islands `retaken` flags back as
+    /// [`keep_step_start`](Self::keep_step_start) kept it.
+    fn restore_step_start(&mut self, direct: &DirectSystem, retaken: &[bool]);
     /// After a rebuild: tells `direct` which constraints carried their rows into this
     /// step ([`DirectSystem::claim_carry`]).
     fn claim_carries(&self, direct: &mut DirectSystem);

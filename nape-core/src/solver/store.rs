@@ -42,6 +42,10 @@ pub(crate) struct Store<T: Constraint<D, B>, const D: usize, const B: usize> {
     /// and the sweeps take them in a loop of their own (their counter-spin), so that the
     /// loop over the others carries no branch for them.
     pub(super) spin_free: usize,
+    /// The exactly solved entries as the exact group's step started, indexed as `entries`
+    /// and `cold` (others stale): what a retaken step starts from (`Solver::retake`).
+    pub(super) step_start: Vec<Entry<T, D, B>>,
+    pub(super) step_start_cold: Vec<ColdEntry<D, B>>,
 }
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
@@ -60,6 +64,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             breakable: false,
             carried_entries: false,
             spin_free: 0,
+            step_start: Vec::new(),
+            step_start_cold: Vec::new(),
         }
     }
 

@@ -30,6 +30,27 @@ impl DirectSystem {
         };
     }
 
+    /// What every island carries into this step, for
+    /// [`restart_carries`](Self::restart_carries).
+    pub(crate) fn carries(&self, out: &mut Vec<Carry>) {
+        out.clone_from(&self.carry);
+    }
+
+    /// The islands `retaken` flags start their step again from what they carried into it
+    /// (`start`, of [`carries`](Self::carries)): a kept factor is gone by now (the step
+    /// factorised again), so it is rebuilt from the rows its constraints kept, bit for bit
+    /// ([`Carry::Restored`]).
+    pub(crate) fn restart_carries(&mut self, start: &[Carry], retaken: &[bool]) {
+        for ((carry, &kept), &retake) in self.carry.iter_mut().zip(start).zip(retaken) {
+            if retake {
+                *carry = match kept {
+                    Carry::Kept | Carry::Restored => Carry::Restored,
+                    Carry::None | Carry::Vetoed => Carry::None,
+                };
+            }
+        }
+    }
+
     /// Ends the claims of [`claim_carry`](Self::claim_carry).
     pub(crate) fn settle_claims(&mut self) {
         for carry in &mut self.carry {

@@ -9,8 +9,9 @@ impl Solver {
     /// [`DirectSystem::project_as_impulse`] applies (an impulse through the substep
     /// start's rows, the bodies moved as far as it changes their velocities over the
     /// substep), repeated with the start's factor while an island's summed squared error
-    /// is above [`SHAKE_SETTLED`], at most [`SHAKE_ITERATIONS`] times (each shrinks the
-    /// error by about the turn of the substep). Returns whether it moved anything.
+    /// is above [`SHAKE_SETTLED`] and its rounding floor and each correction at least halves
+    /// it, at most [`SHAKE_ITERATIONS`] times (each shrinks the error by about the turn of
+    /// the substep). Returns whether it moved anything.
     pub(super) fn project_as_impulses(&mut self, stores: &mut Stores, h: f32) -> bool {
         // Kept for the guard, which may undo the corrections.
         self.direct.save_impulses();
@@ -63,7 +64,7 @@ impl Solver {
             }
         }
         for floor in &mut islands.island_floor {
-            *floor *= f32::EPSILON * f32::EPSILON / 3.0;
+            *floor *= SHAKE_FLOOR_SHARE * f32::EPSILON * f32::EPSILON;
         }
     }
 

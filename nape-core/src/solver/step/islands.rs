@@ -30,7 +30,7 @@ pub(crate) struct IslandState {
     /// Each island's error before the last correction of a SHAKE position solve.
     pub(crate) errors_last: Vec<f32>,
     /// Each island's rounding floor: the summed squared error `f32` poses leave in its
-    /// rows, `ε²·Σ|x|²` over its bodies (see `SHAKE_SETTLED`).
+    /// rows, a share of `ε²·Σ|x|²` over its bodies (see `SHAKE_FLOOR_SHARE`).
     pub(crate) island_floor: Vec<f32>,
     /// The SHAKE corrections made so far (for tests of when SHAKE stops).
     #[cfg(test)]
@@ -62,6 +62,21 @@ pub(crate) struct IslandState {
     pub(crate) lm_poses: Vec<Pose>,
     /// The poses at the step's start, for the kinematic bodies of the second group.
     pub(crate) group_start: Vec<Pose>,
+    /// What a retaken step starts from (see `Solver::retake_islands`): the poses and
+    /// velocities as the exact group began, what each island carried into it, and which
+    /// islands the current run of the group's rounds steps.
+    pub(crate) exact_start_poses: Vec<Pose>,
+    pub(crate) exact_start_velocities: Vec<Velocity>,
+    pub(crate) exact_start_carries: Vec<Carry>,
+    pub(crate) island_todo: Vec<bool>,
+    /// The substep choice of the step's start, kept aside while the choice is read at
+    /// its end: substeps, restlessness, weights and unknown loads.
+    pub(crate) start_substeps: Vec<u32>,
+    pub(crate) start_restless: Vec<bool>,
+    pub(crate) start_weight: Vec<f32>,
+    pub(crate) start_unloaded: Vec<bool>,
+    /// Which islands the round just ended could retake.
+    pub(crate) retake_eligible: Vec<bool>,
 }
 
 impl Solver {

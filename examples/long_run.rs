@@ -1,0 +1,61 @@
+//! The long-run scenes of `tests/long_run.rs` for an hour of simulated time each (or
+//! `--minutes M`), at the defaults: the soak `docs/guarantees.md` reports.
+//!
+//! Run with `cargo run --release --example long_run [-- --minutes M]`.
+
+#[path = "../tests/support/long_run.rs"]
+mod long_run;
+#[path = "../tests/support/mechanics.rs"]
+mod mechanics;
+
+use long_run::*;
+use mechanics::*;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let minutes: f64 = args
+        .iter()
+        .position(|a| a == "--minutes")
+        .and_then(|i| args.get(i + 1))
+        .map_or(60.0, |m| m.parse().expect("--minutes takes a number"));
+    for links in [2, 20] {
+        let started = std::time::Instant::now();
+        let (excursion, level) = swinging_chain(links, minutes);
+        println!(
+            "{links}-link chain, {minutes} min: energy within {:.3} % of its swing, at {:+.3} % over the last tenth ({:.1} s)",
+            100.0 * excursion,
+            100.0 * level,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let amplitude = std::f64::consts::FRAC_PI_2;
+    let run = swing_rod(amplitude, minutes * 60.0, |_| {});
+    println!(
+        "rod pendulum, {minutes} min: energy within {:.4} %, period {:+.4} % off",
+        100.0 * run.energy_drift,
+        100.0 * (run.period / rod_period(amplitude) - 1.0)
+    );
+    let (mut space, bodies) = spinning_pair_in_place();
+    let run = run_free(&mut space, &bodies, minutes * 60.0);
+    println!(
+        "spinning pair, {minutes} min: linear momentum {:.2e}, angular {:+.2e}, kinetic energy {:+.2e}",
+        run.linear_change, run.angular_change, run.kinetic_change
+    );
+    for (name, add) in pair_variants() {
+        let run = free_pair_variant(add, minutes);
+        println!(
+            "spinning pair, {name}, {minutes} min: linear momentum {:.2e}, angular {:+.2e}, kinetic energy {:+.2e}",
+            run.linear_change, run.angular_change, run.kinetic_change
+        );
+    }
+    let run = bounce_on_spring(2.0, 0.0, minutes * 60.0);
+    println!(
+        "body on an undamped 2 Hz spring, {minutes} min: energy within {:.3} %",
+        100.0 * run.energy_drift
+    );
+    let run = motor_crank(minutes);
+    println!(
+        "motor-driven crank, {minutes} min: pin {:.1e} m, weld {:.1e} m, spin {:.6} rad/s",
+        run.pin, run.weld, run.spin
+    );
+}
