@@ -149,27 +149,30 @@ impl DirectSystem {
     /// Only the islands `which` flags keep theirs; the others start from zero, their
     /// position solve taking away what is left too.
     pub(crate) fn keep_start_errors(&mut self, which: &[bool]) {
-        self.start_error.clear();
-        self.start_error.resize(self.bias[2].len(), 0.0);
+        // Taken out while the rows are read from `self`.
+        let mut start_error = std::mem::take(&mut self.start_error);
+        start_error.clear();
+        start_error.resize(self.bias[2].len(), 0.0);
         for (k, _) in which.iter().enumerate().filter(|(_, w)| **w) {
             for rows in self.island_rows(k) {
-                self.start_error[rows.clone()].copy_from_slice(&self.bias[2][rows]);
+                start_error[rows.clone()].copy_from_slice(&self.bias[2][rows]);
             }
         }
+        self.start_error = start_error;
     }
 
     /// The ranges of island `k`'s rows in the per-row arrays, one per super node.
-    fn island_rows(&self, k: usize) -> Vec<std::ops::Range<usize>> {
-        let mut out = Vec::new();
-        for r in self.island_runs[k].clone() {
-            for i in self.runs[r].nodes.clone() {
-                if let NodeKind::Super(s) = self.nodes[i].kind {
+    fn island_rows(&self, k: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.runs[self.island_runs[k].clone()]
+            .iter()
+            .flat_map(|run| &self.nodes[run.nodes.clone()])
+            .filter_map(|node| match node.kind {
+                NodeKind::Super(s) => {
                     let sn = &self.supers[s as usize];
-                    out.push(sn.row_offset..sn.row_offset + sn.rows);
+                    Some(sn.row_offset..sn.row_offset + sn.rows)
                 }
-            }
-        }
-        out
+                NodeKind::Body(_) => None,
+            })
     }
 
     /// Forgets what [`save_impulses`](Self::save_impulses) kept: the projection to come
@@ -184,11 +187,13 @@ impl DirectSystem {
         if !std::mem::take(&mut self.impulses_saved) {
             return false;
         }
+        let mut lambda = std::mem::take(&mut self.lambda);
         for (k, _) in which.iter().enumerate().filter(|(_, w)| **w) {
             for rows in self.island_rows(k) {
-                self.lambda[rows.clone()].copy_from_slice(&self.saved_lambda[rows]);
+                lambda[rows.clone()].copy_from_slice(&self.saved_lambda[rows]);
             }
         }
+        self.lambda = lambda;
         true
     }
 }

@@ -132,6 +132,10 @@ impl DirectSystem {
         }
         self.bias = std::array::from_fn(|_| vec![0.0; rows_total]);
         self.lambda = vec![0.0; rows_total];
+        // Filled only by some substeps (SHAKE, a guard's restart), possibly many steps
+        // after this rebuild, which would grow them there.
+        self.start_error = Vec::with_capacity(rows_total);
+        self.saved_lambda = Vec::with_capacity(rows_total);
         self.jacobian = vec![0.0; jac_total];
         self.gamma = vec![0.0; gamma_total];
         self.mass = vec![0.0; gamma_total];

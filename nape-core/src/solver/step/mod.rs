@@ -544,6 +544,12 @@ impl Solver {
         self.islands.island_run.resize(islands, true);
         // So that the first step an island rests in allocates nothing.
         self.islands.exact_masses.reserve(bodies.len());
+        // Copies of the poses taken only by a guard's Levenberg–Marquardt restart and by a
+        // step with a kinematic body in both groups, which may first happen long after
+        // the rebuild.
+        for poses in [&mut self.islands.lm_poses, &mut self.islands.group_start] {
+            poses.reserve(bodies.len().saturating_sub(poses.len()));
+        }
         self.islands.island_substeps.clear();
         self.islands
             .island_substeps
