@@ -804,3 +804,36 @@ fn a_limit_off_by_a_turn_in_a_mesh_stays_bounded() {
         assert!(last < 0.1, "{turn}, {spinning}: {last}");
     }
 }
+
+#[test]
+fn a_kinematic_body_moves_once_a_step_however_many_runs_the_exact_group_takes() {
+    // A pendulum swinging from a kinematic carriage, and one hanging at rest from a static
+    // pin: the two islands take different substep counts, and so run one after the other.
+    let mut space = Space::new();
+    let carriage = space
+        .add_body(Body::kinematic().with_velocity(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    let pin = space
+        .add_body(Body::static_body().at(Vec2::new(5.0, 0.0)))
+        .unwrap();
+    for (anchor, at) in [
+        (carriage, Vec2::new(0.0, -1.0)),
+        (pin, Vec2::new(5.0, -1.0)),
+    ] {
+        let bob = space.add_body(Body::circle(0.1, 1.0).at(at)).unwrap();
+        space
+            .add_constraint(PivotJoint::new(
+                anchor,
+                bob,
+                Vec2::new(0.0, 0.0),
+                Vec2::new(0.0, 1.0),
+            ))
+            .unwrap();
+    }
+    for _ in 0..60 {
+        space.step(DT);
+    }
+    assert_eq!(space.exact_substeps_taken().len(), 2);
+    let x = space.body(carriage).unwrap().position().x;
+    assert!((x - 60.0 * DT).abs() < 1e-4, "the carriage moved to {x}");
+}
