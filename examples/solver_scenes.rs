@@ -38,21 +38,23 @@ fn histogram(taken: &[usize]) -> String {
     }
 }
 
-/// FNV-1a over the bits of every body's position, angle and velocities.
+/// FNV-1a over the bits of every body's position, rotation, winding and velocities.
 fn digest(scene: &scenes::Scene) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     for &handle in &scene.bodies {
         let body = scene.space.body(handle).expect("the scene's bodies stay");
-        let (position, velocity) = (body.position(), body.velocity());
+        let (pose, velocity) = (body.pose(), body.velocity());
         for x in [
-            position.x,
-            position.y,
-            body.angle(),
-            velocity.x,
-            velocity.y,
-            body.angular_velocity(),
+            pose.position.x.to_bits(),
+            pose.position.y.to_bits(),
+            pose.cos.to_bits(),
+            pose.sin.to_bits(),
+            pose.turns.cast_unsigned(),
+            velocity.x.to_bits(),
+            velocity.y.to_bits(),
+            body.angular_velocity().to_bits(),
         ] {
-            for byte in x.to_bits().to_le_bytes() {
+            for byte in x.to_le_bytes() {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
             }
         }

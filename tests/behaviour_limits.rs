@@ -27,7 +27,7 @@ fn world(space: &Space, b: BodyHandle, local: Vec2) -> Vec2 {
 }
 
 fn angle(space: &Space, b: BodyHandle) -> f32 {
-    space.body(b).unwrap().angle()
+    space.body(b).unwrap().angle() as f32
 }
 
 fn omega(space: &Space, b: BodyHandle) -> f32 {

@@ -102,8 +102,8 @@ pub fn welded_pair<W: WeldLike>() -> (f32, f32) {
         .unwrap();
     let (a1, a2) = (Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.0));
     space.add_constraint(W::weld(a, b, a1, a2, 0.0)).unwrap();
-    let (mut sep, mut angle) = (0.0f32, 0.0f32);
-    let mut turned = 0.0f32;
+    let (mut sep, mut angle) = (0.0f32, 0.0f64);
+    let mut turned = 0.0f64;
     for _ in 0..300 {
         space.step(DT);
         sep = sep.max(separation(&space, a, b, a1, a2));
@@ -120,7 +120,7 @@ pub fn welded_pair<W: WeldLike>() -> (f32, f32) {
         turned.abs() > 1.0,
         "the welded pair did not rotate ({turned} rad)"
     );
-    (sep, angle)
+    (sep, angle as f32)
 }
 
 /// A soft pivot (2 Hz, no damping) between a static body and a dynamic body displaced by

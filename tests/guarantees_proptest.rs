@@ -262,7 +262,7 @@ impl World {
                 .and_then(|mut b| b.set_velocity(Vec2::NAN)),
             (3, Some(b)) => space
                 .body_mut(b)
-                .and_then(|mut b| b.set_angle(f32::INFINITY)),
+                .and_then(|mut b| b.set_angle(f64::INFINITY)),
             (4, Some(b)) => space.apply_force(b, Vec2::new(0.0, f32::INFINITY)),
             (5, Some(b)) => space.apply_torque(b, f32::NAN),
             (6, Some(b)) => space

@@ -686,7 +686,7 @@ fn differential(name: &str, scene: impl Fn(&mut Space, bool) -> Vec<ImpulseReade
             trajectory.push(
                 space
                     .bodies()
-                    .map(|(_, b)| (b.position(), b.angle()))
+                    .map(|(_, b)| (b.position(), b.angle() as f32))
                     .collect::<Vec<_>>(),
             );
         }
@@ -996,7 +996,7 @@ fn rail(space: &mut Space, ground: BodyHandle, body: BodyHandle, x: f32, min: f3
         max,
     );
     space.add_constraint(slider).unwrap();
-    let upright = space.body(body).unwrap().angle();
+    let upright = space.body(body).unwrap().angle() as f32;
     space
         .add_constraint(AngleJoint::new(ground, body, upright, upright))
         .unwrap();

@@ -1055,7 +1055,7 @@ fn body_impulses_equal_the_momentum_change_after_a_damped_restart() {
     for i in 0..6 {
         let body = Body::dynamic(1.0, 0.1)
             .at(Vec2::new(2.0 * i as f32 + 1.0, 0.0))
-            .with_angle(0.7 * i as f32)
+            .with_angle(0.7 * f64::from(i))
             .with_angular_velocity(8.0);
         let b = space.add_body(body).unwrap();
         let anchor = if i == 0 {

@@ -756,7 +756,12 @@ fn reported_velocity_matches_motion() {
             .iter()
             .map(|&h| {
                 let b = s.space.body(h).expect("body");
-                (b.position(), b.angle(), b.velocity(), b.angular_velocity())
+                (
+                    b.position(),
+                    b.angle() as f32,
+                    b.velocity(),
+                    b.angular_velocity(),
+                )
             })
             .collect()
     };

@@ -38,9 +38,9 @@ mod space_at {
 mod body_at {
     pub const KIND: usize = 5;
     pub const POSITION: usize = 6;
-    pub const ANGLE: usize = 14;
-    pub const COS: usize = 18;
-    pub const SIN: usize = 22;
+    pub const COS: usize = 14;
+    pub const SIN: usize = 18;
+    pub const TURNS: usize = 22;
     pub const VELOCITY: usize = 26;
     pub const ANGULAR_VELOCITY: usize = 34;
     pub const FORCE: usize = 38;
@@ -256,8 +256,20 @@ fn every_field_of_a_body_refuses_non_finite_and_out_of_range_values() {
                 &field("force"),
             );
         }
-        assert_refused(&bytes, at(body_at::ANGLE), &NON_FINITE, &field("angle"));
-        assert_refused(&bytes, at(body_at::ANGLE), &[2e9], &field("angle"));
+        // A winding beyond an angle of about 1e9 rad, either way.
+        for turns in [i32::MAX, i32::MIN, 159_154_944, -200_000_000] {
+            match decode(&edited(&bytes, at(body_at::TURNS), &turns.to_le_bytes())) {
+                Err(SnapshotError::InvalidValue { field: found, .. }) => {
+                    assert_eq!(found, field("angle"), "{turns} turns");
+                }
+                other => panic!("{turns} turns: {other:?}"),
+            }
+        }
+        // Every winding within the range is an angle a body may have.
+        for turns in [159_154_943i32, -159_154_943, 1] {
+            let edited = edited(&bytes, at(body_at::TURNS), &turns.to_le_bytes());
+            assert!(decode(&edited).is_ok(), "{turns} turns");
+        }
         let angular = at(body_at::ANGULAR_VELOCITY);
         assert_refused(&bytes, angular, &NON_FINITE, &field("angular velocity"));
         assert_refused(&bytes, angular, &[-2e6], &field("angular velocity"));

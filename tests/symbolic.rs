@@ -74,7 +74,7 @@ fn agree_on_random_states<T, S, const D: usize, const B: usize>(
         let poses: [Pose; B] = std::array::from_fn(|_| {
             Pose::new(
                 Vec2::new(random.uniform(-2.0, 2.0), random.uniform(-2.0, 2.0)),
-                random.uniform(-3.0, 3.0),
+                f64::from(random.uniform(-3.0, 3.0)),
             )
         });
         let masses: [InverseMass; B] = std::array::from_fn(|_| InverseMass {
@@ -219,7 +219,7 @@ fn agree_in_motion<T, S, const D: usize, const B: usize>(
             let apart = pa
                 .position()
                 .distance(pb.position())
-                .max((pa.angle() - pb.angle()).abs());
+                .max((pa.angle() - pb.angle()).abs() as f32);
             worst = worst.max(apart / (1.0 + pa.position().length()));
         }
     }
@@ -843,4 +843,56 @@ fn a_runtime_joint_is_drawn_as_a_link_between_its_bodies() {
         to: Vec2::new(1.0, 0.0),
         style: SegmentStyle::Link,
     }));
+}
+
+/// Wound poses of two bodies: `wound` turns plus `a` and `b` radians.
+fn wound_pair(wound: f64, a: f64, b: f64) -> [Pose; 2] {
+    let turns = wound * std::f64::consts::TAU;
+    [
+        Pose::new(Vec2::new(0.1, -0.2), turns + a),
+        Pose::new(Vec2::new(1.2, 0.3), turns + b),
+    ]
+}
+
+#[test]
+fn runtime_angles_are_read_from_the_generated_windings() {
+    let (h1, h2) = handles();
+    let (a1, a2) = (Vec2::new(0.5, 0.0), Vec2::new(-0.5, 0.1));
+    let weld = with(
+        new::<3, 2, Equalities>(&builtin(WELD, "WeldJoint")),
+        &[("body1", h1), ("body2", h2)],
+        &[("phase", 0.2)],
+        &[("anchor1", a1), ("anchor2", a2)],
+    );
+    let generated = WeldJoint::new(h1, h2, a1, a2, 0.2);
+    let angle = |ratio: f32| {
+        with(
+            new::<1, 2, Limited>(&builtin(ANGLE, "AngleJoint")),
+            &[("body1", h1), ("body2", h2)],
+            &[("joint_min", -0.3), ("joint_max", 0.4), ("ratio", ratio)],
+            &[],
+        )
+    };
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (wound, a, b) in [(1e4, 0.3, 0.5), (-2e4, 3.1, -3.1), (7.0, -3.0, 3.0 + 1e-6)] {
+        let poses = wound_pair(wound, a, b);
+        // Read from body1's winding: the relative angle exact at any number of turns, and
+        // the interpreted or compiled tapes give the generated code's values bit for bit.
+        let exact = (poses[1].total_angle() - poses[0].total_angle()) - 0.2;
+        let runtime = weld.position_error(&poses);
+        assert_eq!(bits(&runtime), bits(&generated.position_error(&poses)));
+        assert!((f64::from(runtime[2]) - exact).abs() < 1e-6, "{runtime:?}");
+        for ratio in [1.0, 1.5] {
+            let generated = AngleJoint {
+                ratio,
+                ..AngleJoint::new(h1, h2, -0.3, 0.4)
+            };
+            let runtime = angle(ratio).position_error(&poses);
+            assert_eq!(bits(&runtime), bits(&generated.position_error(&poses)));
+            if ratio == 1.0 {
+                let exact = poses[1].total_angle() - poses[0].total_angle();
+                assert!((f64::from(runtime[0]) - exact).abs() < 1e-6, "{runtime:?}");
+            }
+        }
+    }
 }

@@ -46,7 +46,10 @@ fn scene() -> Scene {
         (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
     };
     let poses = (0..BODIES)
-        .map(|_| Pose::new(Vec2::new(next() * 10.0, next() * 10.0), next() * 3.0))
+        .map(|_| {
+            let at = Vec2::new(next() * 10.0, next() * 10.0);
+            Pose::new(at, f64::from(next() * 3.0))
+        })
         .collect();
     let masses = (0..BODIES)
         .map(|_| InverseMass {

@@ -88,7 +88,8 @@ impl Scene {
     }
 
     fn relative_angle(&self, a: BodyHandle, b: BodyHandle) -> f32 {
-        self.space.body(b).expect("body").angle() - self.space.body(a).expect("body").angle()
+        let angle = |h: BodyHandle| self.space.body(h).expect("body").angle();
+        (angle(b) - angle(a)) as f32
     }
 
     /// `(max, mean)` anchor separation over every pivot and weld, from the body poses.
@@ -187,13 +188,18 @@ impl Scene {
     }
 
     /// The poses of `bodies` as bits, for bit-for-bit comparisons.
-    pub fn pose_bits(&self, bodies: &[BodyHandle]) -> Vec<[u32; 3]> {
+    pub fn pose_bits(&self, bodies: &[BodyHandle]) -> Vec<[u32; 5]> {
         bodies
             .iter()
             .map(|&h| {
-                let b = self.space.body(h).expect("body");
-                let p = b.position();
-                [p.x.to_bits(), p.y.to_bits(), b.angle().to_bits()]
+                let p = self.space.body(h).expect("body").pose();
+                [
+                    p.position.x.to_bits(),
+                    p.position.y.to_bits(),
+                    p.cos.to_bits(),
+                    p.sin.to_bits(),
+                    p.turns.cast_unsigned(),
+                ]
             })
             .collect()
     }
@@ -223,7 +229,7 @@ impl Scene {
             let link = self.dynamic(
                 Body::dynamic(mass, inertia)
                     .at(origin + position)
-                    .with_angle(angle),
+                    .with_angle(f64::from(angle)),
             );
             self.pin(previous.0, link, previous.1, Vec2::new(-0.5, 0.0));
             previous = (link, Vec2::new(0.5, 0.0));
@@ -390,7 +396,7 @@ pub fn ball_and_chain(links: usize, hanging: bool) -> Scene {
     let ball = s.dynamic(
         Body::dynamic(mass, 0.5 * mass * BALL_RADIUS * BALL_RADIUS)
             .at(centre)
-            .with_angle(angle),
+            .with_angle(f64::from(angle)),
     );
     let end = *chain.last().expect("at least one link");
     s.pin(end, ball, Vec2::new(0.5, 0.0), Vec2::new(0.0, BALL_RADIUS));

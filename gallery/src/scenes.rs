@@ -207,8 +207,11 @@ fn limited_hinges() -> Result<World, Error> {
     let (first_angle, second_angle) = (hanging + 0.5, hanging + 1.2);
     let first_centre = Vec2::from_angle(first_angle).rotate(end);
     let second_centre = 2.0 * first_centre + Vec2::from_angle(second_angle).rotate(end);
-    let rod =
-        |centre: Vec2, angle: f32| Body::rectangle(1.6, 0.14, 5.0).at(centre).with_angle(angle);
+    let rod = |centre: Vec2, angle: f32| {
+        Body::rectangle(1.6, 0.14, 5.0)
+            .at(centre)
+            .with_angle(f64::from(angle))
+    };
     let first = w.body(rod(first_centre, first_angle), Shape::rectangle(1.6, 0.14))?;
     let second = w.body(
         rod(second_centre, second_angle),

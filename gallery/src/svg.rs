@@ -229,7 +229,7 @@ pub fn animation(world: &World, frames: &[Frame], frame_seconds: f32) -> String 
         let positions: Vec<String> = frames.iter().map(|f| point(f.poses[b].position)).collect();
         let angles: Vec<String> = frames
             .iter()
-            .map(|f| num(f.poses[b].angle.to_degrees()))
+            .map(|f| num(f.poses[b].angle().to_degrees()))
             .collect();
         let first = frames.first().map(|f| f.poses[b]).unwrap_or_default();
         let _ = write!(
@@ -248,7 +248,7 @@ pub fn animation(world: &World, frames: &[Frame], frame_seconds: f32) -> String 
         let _ = write!(
             out,
             r#"<g transform="rotate({})">"#,
-            num(first.angle.to_degrees())
+            num(first.angle().to_degrees())
         );
         if angles.iter().any(|a| *a != angles[0]) {
             let _ = write!(

@@ -28,7 +28,7 @@ pub(crate) fn to_avian(v: Vec2) -> avian2d::math::Vector {
     avian2d::math::Vector::new(v.x, v.y)
 }
 
-/// A body's centre of mass and angle at the start of a step, before the substeps move it.
+/// A body's centre of mass and rotation at the start of a step, before the substeps move it.
 #[derive(SystemParam)]
 pub(crate) struct StepStartPoses<'w, 's> {
     poses: Query<
@@ -44,13 +44,13 @@ pub(crate) struct StepStartPoses<'w, 's> {
 }
 
 impl StepStartPoses<'_, '_> {
-    /// The centre of mass in world space and the rotation angle in (−π, π], or `None` for
-    /// an entity that is not a body.
-    pub(crate) fn centre_and_angle(&self, body: Entity) -> Option<(Vec2, f32)> {
+    /// The centre of mass in world space and the rotation `(cos, sin)`, or `None` for an
+    /// entity that is not a body.
+    pub(crate) fn centre_and_rotation(&self, body: Entity) -> Option<(Vec2, [f32; 2])> {
         let (position, rotation, centre) = self.poses.get(body).ok()?;
         Some((
             to_nape(position.0 + *rotation * centre.0),
-            rotation.as_radians(),
+            [rotation.cos, rotation.sin],
         ))
     }
 
@@ -67,8 +67,9 @@ pub(crate) struct Gathered<const B: usize> {
     pub(crate) slot_index: [usize; B],
     pub(crate) velocities: [Velocity; B],
     pub(crate) inverse_masses: [InverseMass; B],
-    /// Displacement of the centre of mass and rotation since the step started.
-    pub(crate) deltas: [(Vec2, f32); B],
+    /// Displacement of the centre of mass since the step started, and the rotation
+    /// `(cos, sin)` turned through since then.
+    pub(crate) deltas: [(Vec2, [f32; 2]); B],
     /// Whether any slot's body can be moved by the joint.
     pub(crate) any_movable: bool,
     /// Whether dominance made a dynamic body immovable for this joint.
@@ -91,7 +92,7 @@ impl SolverBodies<'_, '_> {
             slot_index: std::array::from_fn(|s| s),
             velocities: [Velocity::default(); B],
             inverse_masses: [InverseMass::default(); B],
-            deltas: [(Vec2::ZERO, 0.0); B],
+            deltas: [(Vec2::ZERO, [1.0, 0.0]); B],
             any_movable: false,
             dominance_applied: false,
         };
@@ -113,7 +114,7 @@ impl SolverBodies<'_, '_> {
             };
             gathered.deltas[s] = (
                 to_nape(body.delta_position),
-                body.delta_rotation.as_radians(),
+                [body.delta_rotation.cos, body.delta_rotation.sin],
             );
             dominance[s] = inertia.dominance();
             if !body.flags.is_kinematic() {
@@ -180,9 +181,13 @@ impl SolverBodies<'_, '_> {
     }
 }
 
-/// The pose of slot `s` now: its step-start centre and wound angle moved by the substeps.
-pub(crate) fn current_pose(start: &Pose, delta: (Vec2, f32)) -> Pose {
-    Pose::new(start.position + delta.0, start.angle + delta.1)
+/// The pose of slot `s` now: its step-start pose moved and turned by the substeps, the
+/// turn's crossings of ±π counted in its winding.
+pub(crate) fn current_pose(start: &Pose, (moved, [cos, sin]): (Vec2, [f32; 2])) -> Pose {
+    Pose {
+        position: start.position + moved,
+        ..start.rotated(cos, sin)
+    }
 }
 
 /// What the end of a step reads of a body before Avian clears its velocity increments.

@@ -16,12 +16,12 @@ use crate::step_end::StepEnd;
 use crate::{JointBroken, NapeJoint, NapeJointSystems, NapeLink};
 
 /// The solver's state of one [`NapeJoint`], added with it: the impulse carried between
-/// substeps and steps, and the wound angles.
+/// substeps and steps, and its bodies' poses at the step's start, wound from the step
+/// before.
 #[derive(Component)]
 pub struct NapeJointState<C: Constraint<D, B>, const D: usize, const B: usize> {
     rows: Rows<C::Jacobian, D>,
     start: [Pose; B],
-    wound: Option<[f32; B]>,
     shared: SharedSlots,
     /// Whether the joint takes part in this step.
     live: bool,
@@ -35,8 +35,7 @@ impl<C: Constraint<D, B>, const D: usize, const B: usize> Default for NapeJointS
     fn default() -> Self {
         Self {
             rows: Rows::default(),
-            start: [Pose::new(nape::Vec2::ZERO, 0.0); B],
-            wound: None,
+            start: [Pose::default(); B],
             shared: SharedSlots::NONE,
             live: false,
             exact: None,
@@ -212,10 +211,10 @@ fn prepare_step<C: Constraint<D, B>, const D: usize, const B: usize>(
             state.exact = None;
             continue;
         }
-        let mut start = [(nape::Vec2::ZERO, 0.0); B];
+        let mut start = [(nape::Vec2::ZERO, [1.0, 0.0]); B];
         let mut all_bodies = true;
         for (s, &body) in joint.bodies.iter().enumerate() {
-            match poses.centre_and_angle(body) {
+            match poses.centre_and_rotation(body) {
                 Some(pose) => start[s] = pose,
                 None => all_bodies = false,
             }
@@ -223,16 +222,13 @@ fn prepare_step<C: Constraint<D, B>, const D: usize, const B: usize>(
         if !all_bodies {
             continue;
         }
-        let wound = match state.wound {
-            Some(previous) => std::array::from_fn(|s| {
-                let turn = start[s].1 - previous[s];
-                previous[s] + (turn + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                    - std::f32::consts::PI
-            }),
-            None => start.map(|(_, angle)| angle),
-        };
-        state.wound = Some(wound);
-        state.start = std::array::from_fn(|s| Pose::new(start[s].0, wound[s]));
+        // Avian keeps rotations only: each body's winding follows from the last step's
+        // start, through the nearest turn (a step turns a body by less than half a turn).
+        // The first step starts from winding 0.
+        state.start = std::array::from_fn(|s| {
+            let (centre, [cos, sin]) = start[s];
+            state.start[s].with_rotation(centre, cos, sin)
+        });
         state.shared = SharedSlots::find(&joint.bodies);
         state.live = true;
     }

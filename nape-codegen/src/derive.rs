@@ -44,6 +44,75 @@ pub struct Derivation {
     /// own angle and position (`ρ` the spectral radius of the 2×2 Hessian). Empty for a
     /// velocity-only constraint.
     pub geometric_stiffness: Vec<[Id; 2]>,
+    /// Which winding the raw angles (`Leaf::Pose(s, Dof::Angle)`) are read from.
+    pub winding: Winding,
+}
+
+/// Which winding generated code reads the bodies' raw angles from: each slot's angle is
+/// read as `2π·(turns_s − reference) + atan2(sin_s, cos_s)`. The rows are unchanged when
+/// every raw angle is shifted by the same `2πk` exactly when `Σ_s ∂c/∂θ_s ≡ 0` over the
+/// raw angles (cosines and sines are periodic); then a reference body's winding can be
+/// taken out of every angle, and what is left, the relative turns and the principal
+/// angles, keeps `f32` precision after any number of turns. Otherwise the angles are read
+/// whole. Either way `c` has the same value; only its rounding differs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Winding {
+    /// No raw angle is read (cosines and sines read the rotation itself).
+    Unread,
+    /// From winding 0, the whole angles: a uniform turn of the bodies changes the rows.
+    Absolute,
+    /// From the winding of this slot (the first whose raw angle is read): the rows are
+    /// unchanged under a uniform turn.
+    Relative(usize),
+    /// From the winding of `slot` where every one of `tests` (expressions of the
+    /// parameters alone, a row's `Σ_s ∂c/∂θ_s`) is exactly 0 at run time, else from 0:
+    /// an angle joint's `ratio·θ₂ − θ₁` is relative for a ratio of 1.
+    Conditional {
+        /// The reference slot.
+        slot: usize,
+        /// The rows' sums that are not identically 0.
+        tests: Vec<Id>,
+    },
+}
+
+/// Which winding `rows` may read their raw angles from (see [`Winding`]): each row
+/// differentiated by a uniform turn of the raw angles.
+fn winding(graph: &mut Graph, rows: &[Id]) -> Winding {
+    let first = graph
+        .reachable(rows)
+        .into_iter()
+        .filter_map(|id| match graph.node(id) {
+            Node::Leaf(Leaf::Pose(s, Dof::Angle)) => Some(usize::from(s)),
+            _ => None,
+        })
+        .min();
+    let Some(slot) = first else {
+        return Winding::Unread;
+    };
+    let mut turn = Differentiator::uniform_turn();
+    let mut tests = Vec::new();
+    for &row in rows {
+        let sum = turn.derive(graph, row);
+        if graph.is_const(sum, 0.0) {
+            continue;
+        }
+        let varies = graph.as_const(sum).is_some()
+            || graph.depends_on(sum, |leaf| {
+                matches!(
+                    leaf,
+                    Leaf::Pose(..) | Leaf::Cos(_) | Leaf::Sin(_) | Leaf::Velocity(..)
+                )
+            });
+        if varies {
+            return Winding::Absolute;
+        }
+        tests.push(sum);
+    }
+    if tests.is_empty() {
+        Winding::Relative(slot)
+    } else {
+        Winding::Conditional { slot, tests }
+    }
 }
 
 /// The additions to `K` when two slots hold the same body.
@@ -281,6 +350,8 @@ pub fn derive(
         })
         .collect();
 
+    let winding = winding(graph, rows);
+
     let geometric_stiffness = match mode {
         Mode::Position => (0..bodies)
             .map(|s| slot_stiffness(graph, &exact, s))
@@ -300,6 +371,7 @@ pub fn derive(
         shared_terms,
         impulse,
         geometric_stiffness,
+        winding,
     })
 }
 

@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use crate::derive::Derivation;
+use crate::derive::{Derivation, Winding};
 use crate::model::{Comparison, Mode, Model};
 use crate::symbolic::{Dof, Graph, Id, Leaf, Node, Schedule, to_infix};
 
@@ -18,17 +18,87 @@ const ATOM: u8 = 4;
 struct Writer<'a> {
     graph: &'a Graph,
     model: &'a Model,
+    /// Which winding the raw angles are read from.
+    winding: &'a Winding,
     /// Outer schedules first; a node bound in any of them is referred to by name.
     scopes: Vec<Schedule>,
+    /// The slots whose raw angle is bound (`__angle{s}`), each with the number of scopes
+    /// open when it was: an angle is read once per function, before what uses it.
+    angles: Vec<(u8, usize)>,
 }
 
 impl<'a> Writer<'a> {
-    fn new(graph: &'a Graph, model: &'a Model) -> Self {
+    fn new(graph: &'a Graph, model: &'a Model, winding: &'a Winding) -> Self {
         Self {
             graph,
             model,
+            winding,
             scopes: Vec::new(),
+            angles: Vec::new(),
         }
+    }
+
+    /// The `let`s that read the raw angles `roots` need and no open scope has read: the
+    /// reference winding, then each angle counted from it.
+    fn read_angles(&mut self, roots: &[Id]) -> TokenStream {
+        let mut slots: Vec<u8> = self
+            .graph
+            .reachable(roots)
+            .into_iter()
+            .filter_map(|id| match self.graph.node(id) {
+                Node::Leaf(Leaf::Pose(s, Dof::Angle)) => Some(s),
+                _ => None,
+            })
+            .filter(|s| !self.angles.iter().any(|&(bound, _)| bound == *s))
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        if slots.is_empty() {
+            return TokenStream::new();
+        }
+        let reference = match self.winding {
+            Winding::Unread | Winding::Absolute => None,
+            Winding::Relative(r) => {
+                let r = Literal::usize_unsuffixed(*r);
+                Some(quote!(__poses[#r].turns))
+            }
+            Winding::Conditional { slot, tests } => {
+                // Over the parameters alone, in a block of its own: its bindings are not
+                // the function's.
+                let mut tester = Writer::new(self.graph, self.model, &Winding::Unread);
+                let lets = tester.open(tests);
+                let zero = tests.iter().map(|&id| {
+                    let test = tester.wrapped(id, PRODUCT);
+                    quote!(#test == 0.0f32)
+                });
+                let r = Literal::usize_unsuffixed(*slot);
+                Some(quote!({
+                    #lets
+                    if #(#zero)&&* { __poses[#r].turns } else { 0i32 }
+                }))
+            }
+        };
+        let depth = self.scopes.len();
+        let mut lets = TokenStream::new();
+        let first_read = self.angles.is_empty();
+        if let (Some(reference), true) = (&reference, first_read) {
+            lets.extend(quote!(let __winding: i32 = #reference;));
+        }
+        for s in slots {
+            let name = format_ident!("__angle{}", s);
+            let index = Literal::usize_unsuffixed(usize::from(s));
+            // The reference's own angle from its winding is its principal angle.
+            let read = match (reference.is_some(), self.winding) {
+                (true, Winding::Relative(r)) if usize::from(s) == *r => {
+                    quote!(__poses[#index].principal_angle())
+                }
+                (true, _) => quote!(__poses[#index].angle_from(__winding)),
+                (false, _) => quote!(__poses[#index].angle()),
+            };
+            lets.extend(quote!(let #name: f32 = #read;));
+            self.angles.push((s, depth));
+        }
+        lets
     }
 
     fn is_bound(&self, id: Id) -> bool {
@@ -44,9 +114,9 @@ impl<'a> Writer<'a> {
             .copied()
             .filter(|&id| !self.is_bound(id))
             .collect();
+        let mut lets = self.read_angles(roots);
         // The scope opens first, so each definition refers to the bindings before it.
         self.scopes.push(schedule);
-        let mut lets = TokenStream::new();
         for &id in &fresh {
             let name = binding(id);
             let value = self.write_definition(id);
@@ -57,6 +127,8 @@ impl<'a> Writer<'a> {
 
     fn close(&mut self) {
         self.scopes.pop();
+        let depth = self.scopes.len();
+        self.angles.retain(|&(_, opened)| opened < depth);
     }
 
     fn write(&self, id: Id) -> TokenStream {
@@ -156,9 +228,16 @@ impl<'a> Writer<'a> {
                 let s = index(s);
                 quote!(__poses[#s].position.y)
             }
+            // Read once, at the start of the function (`read_angles`); whole where no
+            // scope has read it.
             Leaf::Pose(s, Dof::Angle) => {
-                let s = index(s);
-                quote!(__poses[#s].angle)
+                if self.angles.iter().any(|&(bound, _)| bound == s) {
+                    let name = format_ident!("__angle{}", s);
+                    quote!(#name)
+                } else {
+                    let s = index(s);
+                    quote!(__poses[#s].angle())
+                }
             }
             Leaf::Cos(s) => {
                 let s = index(s);
@@ -294,10 +373,10 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         let zeros = vec![quote!(0.0f32); derivation.dim];
         quote!([#(#zeros),*])
     } else {
-        rows_block(graph, model, &model.rows)
+        rows_block(graph, model, &derivation.winding, &model.rows)
     };
     let velocity_bias = if velocity_only {
-        let rows = rows_block(graph, model, &derivation.velocity_bias);
+        let rows = rows_block(graph, model, &derivation.winding, &derivation.velocity_bias);
         quote! {
             #[inline]
             fn velocity_bias(&self, __jacobian: &Self::Jacobian) -> [f32; #dim] { #rows }
@@ -306,7 +385,7 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
         TokenStream::new()
     };
     let jacobian = {
-        let mut writer = Writer::new(graph, model);
+        let mut writer = Writer::new(graph, model, &derivation.winding);
         let lets = writer.open(&derivation.cache);
         let values: Vec<TokenStream> = derivation
             .cache
@@ -323,7 +402,12 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
             let s = Literal::usize_unsuffixed(s);
             quote!(let #body = __velocities[__bodies[#s]];)
         });
-        let rows = rows_block(graph, model, &derivation.velocity_error);
+        let rows = rows_block(
+            graph,
+            model,
+            &derivation.winding,
+            &derivation.velocity_error,
+        );
         quote! { #(#reads)* #rows }
     };
     let apply_impulse = apply_impulse_block(graph, model, derivation);
@@ -459,7 +543,7 @@ fn snapshot_fields_impl(
 /// and constants).
 fn jacobian_rows_block(graph: &Graph, model: &Model, derivation: &Derivation) -> TokenStream {
     let roots: Vec<Id> = derivation.jacobian.iter().flatten().copied().collect();
-    let mut writer = Writer::new(graph, model);
+    let mut writer = Writer::new(graph, model, &derivation.winding);
     let lets = writer.open(&roots);
     let rows = derivation.jacobian.iter().map(|row| {
         let slots = row.chunks(3).map(|entries| {
@@ -490,7 +574,7 @@ fn geometric_stiffness_block(
         .flatten()
         .copied()
         .collect();
-    let mut writer = Writer::new(graph, model);
+    let mut writer = Writer::new(graph, model, &derivation.winding);
     let lets = writer.open(&roots);
     let slots = derivation
         .geometric_stiffness
@@ -512,8 +596,8 @@ fn geometric_stiffness_block(
     }
 }
 
-fn rows_block(graph: &Graph, model: &Model, rows: &[Id]) -> TokenStream {
-    let mut writer = Writer::new(graph, model);
+fn rows_block(graph: &Graph, model: &Model, winding: &Winding, rows: &[Id]) -> TokenStream {
+    let mut writer = Writer::new(graph, model, winding);
     let lets = writer.open(rows);
     let values = rows.iter().map(|&id| writer.write(id));
     quote! { #lets [#(#values),*] }
@@ -536,7 +620,7 @@ fn effective_mass_block(graph: &Graph, model: &Model, derivation: &Derivation) -
         .map(|(i, j)| (i, j, derivation.effective_mass[i][j]))
         .collect();
     let roots: Vec<Id> = upper.iter().map(|&(_, _, id)| id).collect();
-    let mut writer = Writer::new(graph, model);
+    let mut writer = Writer::new(graph, model, &derivation.winding);
     let lets = writer.open(&roots);
     let entry = |i: usize, j: usize| {
         let (low, high) = if i <= j { (i, j) } else { (j, i) };
@@ -649,7 +733,7 @@ fn apply_impulse_block(graph: &Graph, model: &Model, derivation: &Derivation) ->
         .iter()
         .flat_map(|per_slot| per_slot.iter().copied())
         .collect();
-    let mut writer = Writer::new(graph, model);
+    let mut writer = Writer::new(graph, model, &derivation.winding);
     let lets = writer.open(&roots);
     let mut updates = TokenStream::new();
     for (s, per_slot) in derivation.impulse.iter().enumerate() {
@@ -728,7 +812,7 @@ fn validate_block(model: &Model) -> TokenStream {
         let value = quote!(::std::format!("both are {:?}", self.#a));
         checks.extend(check(quote!(self.#a == self.#b), text, value));
     }
-    let writer = Writer::new(graph, model);
+    let writer = Writer::new(graph, model, &Winding::Unread);
     // Every row's range must be a range, and an equality (equal bounds) must be finite.
     for (row, bounds) in model.limits.iter().flatten().enumerate() {
         let (Some(min), Some(max)) = (bounds.min, bounds.max) else {
@@ -779,7 +863,7 @@ fn bounds_block(graph: &Graph, model: &Model) -> TokenStream {
         return TokenStream::new();
     };
     let krate = &model.krate;
-    let writer = Writer::new(graph, model);
+    let writer = Writer::new(graph, model, &Winding::Unread);
     let entries = limits.iter().map(|bounds| {
         let min = bounds
             .min
@@ -846,6 +930,24 @@ fn documentation(model: &Model, derivation: &Derivation) -> Vec<String> {
             for (i, &row) in derivation.bias.iter().enumerate() {
                 lines.push(format!("  b{i} = {}", text(row)));
             }
+        }
+    }
+    match &derivation.winding {
+        Winding::Unread => {}
+        Winding::Absolute => {
+            lines.push("angles: each θ read whole, 2π·turns + atan2(sin θ, cos θ)".to_owned());
+        }
+        Winding::Relative(r) => lines.push(format!(
+            "angles: each θ read from {}'s winding (c is unchanged when every θ turns by 2π)",
+            model.bodies[*r]
+        )),
+        Winding::Conditional { slot, tests } => {
+            let tests: Vec<String> = tests.iter().map(|&id| text(id)).collect();
+            lines.push(format!(
+                "angles: each θ read from {}'s winding where {} = 0, else whole",
+                model.bodies[*slot],
+                tests.join(" = ")
+            ));
         }
     }
     lines.push(String::new());

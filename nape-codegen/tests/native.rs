@@ -14,17 +14,18 @@ struct Record {
     cos: f32,
     unused: f32,
     x: f32,
-    angle: f32,
+    turns: i32,
     y: f32,
 }
 
-// SAFETY: `Record` is six `f32` fields, `#[repr(C)]`; each offset is a field's.
+// SAFETY: `Record` is five `f32` fields and an `i32`, `#[repr(C)]`; each offset is a
+// field's, `TURNS` the `i32`'s.
 unsafe impl PoseRecord for Record {
     const X: usize = std::mem::offset_of!(Record, x);
     const Y: usize = std::mem::offset_of!(Record, y);
-    const ANGLE: usize = std::mem::offset_of!(Record, angle);
     const COS: usize = std::mem::offset_of!(Record, cos);
     const SIN: usize = std::mem::offset_of!(Record, sin);
+    const TURNS: usize = std::mem::offset_of!(Record, turns);
 }
 
 /// Every operation a tape has: the functions, and in the Jacobian the derivatives of
@@ -69,7 +70,10 @@ fn value(
     match input {
         Input::Pose(s, Axis::X) => pose(s).x,
         Input::Pose(s, Axis::Y) => pose(s).y,
-        Input::Pose(s, Axis::Angle) => pose(s).angle,
+        // As a runtime reads it: `2π·turns + atan2(sin, cos)`.
+        Input::Pose(s, Axis::Angle) => {
+            std::f32::consts::TAU * pose(s).turns as f32 + pose(s).sin.atan2(pose(s).cos)
+        }
         Input::Cos(s) => pose(s).cos,
         Input::Sin(s) => pose(s).sin,
         Input::Scalar(k) => scalars[usize::from(k)],
@@ -161,11 +165,13 @@ fn random_arguments(
 fn random_poses(random: &mut Random, slots: usize) -> Vec<Record> {
     (0..slots)
         .map(|_| {
+            // Every winding from −4 to 3 turns, and rotations on both sides of the cut.
             let angle = random.next() * 2.0;
+            let turns = (random.next() * 2.0).floor() as i32;
             Record {
                 x: random.next() * 5.0,
                 y: random.next() * 5.0,
-                angle,
+                turns,
                 cos: angle.cos(),
                 sin: angle.sin(),
                 unused: f32::NAN,

@@ -7,7 +7,8 @@ use glam::Vec2;
 
 use crate::error::Error;
 use crate::limits::{
-    MAX_ACCELERATION, MAX_COORDINATE, MAX_INERTIA, MAX_MASS, MAX_SPEED, MIN_INERTIA, MIN_MASS,
+    MAX_ACCELERATION, MAX_COORDINATE, MAX_INERTIA, MAX_MASS, MAX_SPEED, MAX_TURNS, MIN_INERTIA,
+    MIN_MASS,
 };
 pub use crate::types::BodyHandle;
 use crate::types::{InverseMass, Pose, Velocity};
@@ -90,7 +91,9 @@ impl MassProperties {
 /// Build one with [`Body::dynamic`], [`Body::static_body`], [`Body::kinematic`] or a shape
 /// helper ([`Body::circle`], [`Body::rectangle`], [`Body::polygon`]) and the `with_*`
 /// builders, then add it with [`Space::add_body`](crate::Space::add_body), which validates
-/// it. Setting the position or angle keeps the cached cosine and sine up to date.
+/// /// it. The body's rotation is its state (a unit vector and a winding count, see
+/// [`Pose`]): its angle is read from it, unbounded, and is always the rotation its points
+/// are drawn with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
     pub(crate) kind: BodyKind,
@@ -196,10 +199,10 @@ impl Body {
         self
     }
 
-    /// This body rotated to `angle` radians (counter-clockwise; magnitude within
-    /// [`MAX_COORDINATE`]).
+    /// This body rotated to `angle` radians (counter-clockwise; magnitude within about
+    /// [`MAX_COORDINATE`]: its whole turns within [`MAX_TURNS`]).
     #[must_use]
-    pub fn with_angle(mut self, angle: f32) -> Self {
+    pub fn with_angle(mut self, angle: f64) -> Self {
         self.set_angle(angle);
         self
     }
@@ -231,7 +234,7 @@ impl Body {
         self.kind == BodyKind::Dynamic
     }
 
-    /// The body's placement (position, angle and the angle's cosine and sine).
+    /// The body's placement (position, rotation and winding).
     #[must_use]
     pub fn pose(&self) -> Pose {
         self.pose
@@ -243,10 +246,13 @@ impl Body {
         self.pose.position
     }
 
-    /// Rotation in radians, counter-clockwise.
+    /// The angle in radians, counter-clockwise: unbounded, `2π` times the turns the body
+    /// has wound plus the principal angle of its rotation (see [`Pose::total_angle`]), so
+    /// it is the rotation [`world_point`](Self::world_point) uses however far the body
+    /// has turned.
     #[must_use]
-    pub fn angle(&self) -> f32 {
-        self.pose.angle
+    pub fn angle(&self) -> f64 {
+        self.pose.total_angle()
     }
 
     /// Moves the body to `position` (m; checked by [`Body::validate`] when it is added).
@@ -254,8 +260,9 @@ impl Body {
         self.pose.position = position;
     }
 
-    /// Rotates the body to `angle` (rad, CCW), updating the cached cosine and sine.
-    pub fn set_angle(&mut self, angle: f32) {
+    /// Rotates the body to `angle` (rad, CCW): its whole turns and the rotation of the
+    /// rest (checked by [`Body::validate`] when it is added).
+    pub fn set_angle(&mut self, angle: f64) {
         self.pose = Pose::new(self.pose.position, angle);
     }
 
@@ -391,7 +398,8 @@ impl Body {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] naming the first value out of range: the position (each
-    /// coordinate at most [`MAX_COORDINATE`]) or angle,
+    /// coordinate at most [`MAX_COORDINATE`]) or angle (finite, its whole turns at most
+    /// [`MAX_TURNS`]),
     /// the linear or angular velocity (at most [`MAX_SPEED`]),
     /// a force or torque that is not finite or (dynamic bodies) would accelerate the body
     /// by more than [`MAX_ACCELERATION`], or (dynamic
@@ -411,12 +419,15 @@ impl Body {
                 format!("finite, each coordinate at most {MAX_COORDINATE:e}"),
             ));
         }
-        let angle = self.pose.angle;
-        if !(angle.is_finite() && angle.abs() <= MAX_COORDINATE) {
+        let Pose {
+            cos, sin, turns, ..
+        } = self.pose;
+        if !(cos.is_finite() && sin.is_finite() && turns.unsigned_abs() <= MAX_TURNS.unsigned_abs())
+        {
             return Err(invalid(
                 "angle",
-                angle,
-                format!("finite, at most {MAX_COORDINATE:e}"),
+                self.pose.total_angle(),
+                format!("finite, at most {MAX_TURNS} whole turns (about {MAX_COORDINATE:e})"),
             ));
         }
         let v = self.velocity;
@@ -559,7 +570,7 @@ impl<'a> BodyMut<'a> {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
-    pub fn set_angle(&mut self, angle: f32) -> Result<(), Error> {
+    pub fn set_angle(&mut self, angle: f64) -> Result<(), Error> {
         self.change(|b| b.set_angle(angle))
     }
 
@@ -692,10 +703,21 @@ mod tests {
         );
         assert!(
             Body::dynamic(1.0, 1.0)
-                .with_angle(f32::INFINITY)
+                .with_angle(f64::INFINITY)
                 .validate()
                 .is_err()
         );
+        for angle in [f64::NAN, 1.01e9, -1e12, 1e300] {
+            assert!(
+                Body::dynamic(1.0, 1.0)
+                    .with_angle(angle)
+                    .validate()
+                    .is_err()
+            );
+        }
+        for angle in [1e9, -1e9, 2.5e4] {
+            assert!(Body::dynamic(1.0, 1.0).with_angle(angle).validate().is_ok());
+        }
         assert!(Body::static_body().validate().is_ok());
         assert!(Body::kinematic().with_velocity(Vec2::X).validate().is_ok());
         assert_eq!(
@@ -736,6 +758,10 @@ mod tests {
         assert!((b.pose().cos - 1.2f32.cos()).abs() < 1e-7);
         assert!((b.pose().sin - 1.2f32.sin()).abs() < 1e-7);
         b.set_position(Vec2::new(1.0, 2.0));
-        assert_eq!(b.pose().angle, 1.2);
+        assert!((b.angle() - 1.2).abs() < 1e-7);
+        // An angle of many turns is kept whole.
+        b.set_angle(1e5 + 0.25);
+        assert!((b.angle() - (1e5 + 0.25)).abs() < 1e-6);
+        assert_eq!(b.pose().turns, 15_916);
     }
 }

@@ -55,8 +55,9 @@ pub fn picture<T, const D: usize, const B: usize>(
         pivot(poses[0], j.anchor1, poses[1], j.anchor2, out);
     } else if let Some(j) = any.downcast_ref::<WeldJoint>() {
         pivot(poses[0], j.anchor1, poses[1], j.anchor2, out);
-        let welded = poses[0].angle + j.phase;
-        let tip = poses[1].position + 0.3 * Vec2::from_angle(welded);
+        // Body 1's rotation turned by the phase: the direction body 2 is welded at.
+        let welded = poses[0].rotate(Vec2::from_angle(j.phase));
+        let tip = poses[1].position + 0.3 * welded;
         out(rigid(poses[1].position, tip));
     } else if let Some(j) = any.downcast_ref::<DistanceJoint>() {
         let style = if j.joint_min == j.joint_max {
@@ -86,26 +87,32 @@ pub fn picture<T, const D: usize, const B: usize>(
         // drawn around body 2 with a needle at its current angle.
         let (low, high) = (j.joint_min.max(-PI), j.joint_max.min(PI));
         let ratio = if j.ratio.abs() > 1e-6 { j.ratio } else { 1.0 };
+        // In `f64` from body 1's whole angle, then brought within a turn: the arc is
+        // drawn where it is however many turns the bodies have wound.
+        let first = poses[0].total_angle();
+        let ratio = f64::from(ratio);
         let (a, b) = (
-            (poses[0].angle + low) / ratio,
-            (poses[0].angle + high) / ratio,
+            (first + f64::from(low)) / ratio,
+            (first + f64::from(high)) / ratio,
+        );
+        #[allow(clippy::cast_possible_truncation)]
+        let (start, width) = (
+            a.min(b).rem_euclid(std::f64::consts::TAU) as f32,
+            (a - b).abs() as f32,
         );
         let centre = poses[1].position;
         let radius = 0.35;
         out(DrawPrimitive::Arc {
             centre,
             radius,
-            start: a.min(b),
-            end: a.max(b),
+            start,
+            end: start + width,
         });
-        out(rigid(
-            centre,
-            centre + radius * Vec2::from_angle(poses[1].angle),
-        ));
+        out(rigid(centre, centre + radius * poses[1].rotate(Vec2::X)));
     } else if let Some(j) = any.downcast_ref::<MotorJoint>() {
         // Three quarters of a turn in the direction of the drive, starting at body 2's angle.
         let sweep = if j.rate * j.ratio >= 0.0 { 1.5 } else { -1.5 } * PI;
-        let start = poses[1].angle;
+        let start = poses[1].principal_angle();
         out(DrawPrimitive::Arc {
             centre: poses[1].position,
             radius: 0.25,
@@ -224,7 +231,7 @@ mod tests {
         let h = handle();
         let joint = PivotJoint::new(h, h, Vec2::X, Vec2::NEG_X);
         let poses = [
-            Pose::new(Vec2::ZERO, PI / 2.0),
+            Pose::new(Vec2::ZERO, std::f64::consts::FRAC_PI_2),
             Pose::new(Vec2::new(1.0, 1.0), 0.0),
         ];
         let picture = collect(&joint, &poses);

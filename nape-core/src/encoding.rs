@@ -15,7 +15,7 @@ use crate::settings::ConstraintSettings;
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
 
 /// The version of the byte form this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Why bytes could not be read back into a [`Snapshot`](crate::Snapshot), or a snapshot not written.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,7 +169,7 @@ macro_rules! number {
     )*};
 }
 
-number!(u8, u32, u64, f32);
+number!(u8, u32, u64, i32, f32);
 
 impl SnapshotFields for bool {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
@@ -267,15 +267,15 @@ impl<const N: usize> SnapshotFields for JacobianCache<N> {
 
 impl SnapshotFields for Pose {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
-        (self.position, [self.angle, self.cos, self.sin]).write_snapshot(out);
+        (self.position, [self.cos, self.sin], self.turns).write_snapshot(out);
     }
     fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
-        let (position, [angle, cos, sin]) = SnapshotFields::read_snapshot(input)?;
+        let (position, [cos, sin], turns) = SnapshotFields::read_snapshot(input)?;
         Ok(Self {
             position,
-            angle,
             cos,
             sin,
+            turns,
         })
     }
 }

@@ -61,11 +61,11 @@ where
                 let mut p = *poses;
                 let base = poses[s];
                 let mut position = base.position;
-                let mut angle = base.angle;
+                let mut angle = base.total_angle();
                 match k {
                     0 => position.x += sign * h,
                     1 => position.y += sign * h,
-                    _ => angle += sign * h,
+                    _ => angle += f64::from(sign * h),
                 }
                 p[s] = Pose::new(position, angle);
                 c.position_error(&p)
@@ -100,7 +100,7 @@ where
         let base = poses[s];
         shifted[s] = Pose::new(
             base.position + Vec2::new(shift[0], shift[1]),
-            base.angle + shift[2],
+            base.total_angle() + f64::from(shift[2]),
         );
         let jacobian = dense_jacobian(c, &shifted);
         std::array::from_fn(|k| {

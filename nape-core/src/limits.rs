@@ -25,6 +25,11 @@ pub const MIN_INERTIA: f32 = 1e-9;
 pub const MAX_INERTIA: f32 = 1e15;
 /// Largest coordinate of a body's position and largest magnitude of its angle (1e9).
 pub const MAX_COORDINATE: f32 = 1e9;
+/// Most whole turns a body's angle may have wound either way ([`Pose::turns`](crate::Pose::turns)):
+/// the turns of an angle of [`MAX_COORDINATE`], `⌊1e9 / 2π⌋`. A body is accepted while
+/// its winding is within it, i.e. while its angle's magnitude is below
+/// `2π·(MAX_TURNS + ½)`, about `MAX_COORDINATE + 2.6`.
+pub const MAX_TURNS: i32 = 159_154_943;
 /// Largest linear speed (m/s) and angular speed (rad/s) a body may be given (1e6); the
 /// solver further limits dynamic bodies to [`Space::max_linear_speed`](crate::Space).
 pub const MAX_SPEED: f32 = 1e6;

@@ -455,16 +455,10 @@ fn read_space(input: &mut &[u8]) -> Result<Snapshot, SnapshotError> {
 /// mass and inertia of a static or kinematic body are in range too, or infinite (as
 /// [`Body::static_body`] gives them), and the cached rotation is a unit vector.
 fn check_body(body: &Body) -> Result<(), Error> {
-    body.check_values()?;
-    if !body.is_dynamic() {
-        if body.mass != f32::INFINITY {
-            check_mass_alone(body.mass)?;
-        }
-        check_inertia(body.inertia)?;
-    }
+    // The rotation first: it is the body's state, its angle read from it and its winding.
     let Pose { cos, sin, .. } = body.pose;
     // The drift renormalises the rotation to a few ulps, a projection's nudge leaves
-    // a few more: far inside this.
+    // a few more: far inside this. False for a NaN or infinite component.
     let unit = (cos * cos + sin * sin - 1.0).abs() <= 1e-4;
     if !unit {
         return Err(Error::InvalidValue {
@@ -472,6 +466,13 @@ fn check_body(body: &Body) -> Result<(), Error> {
             value: format!("(cos {cos}, sin {sin})"),
             range: "a unit vector (cos² + sin² within 1e-4 of 1)".to_string(),
         });
+    }
+    body.check_values()?;
+    if !body.is_dynamic() {
+        if body.mass != f32::INFINITY {
+            check_mass_alone(body.mass)?;
+        }
+        check_inertia(body.inertia)?;
     }
     Ok(())
 }

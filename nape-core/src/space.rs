@@ -555,7 +555,7 @@ impl Space {
                 let p = current[s];
                 Pose::new(
                     p.position + Vec2::new(0.37 * k, -0.61 * k + 0.13),
-                    p.angle + 0.7 * k + 0.29,
+                    p.total_angle() + f64::from(0.7 * k + 0.29),
                 )
             });
             let jacobian = constraint.jacobian(&poses);
@@ -1077,9 +1077,9 @@ impl Space {
                 b.kind() as u32,
                 p.position.x.to_bits(),
                 p.position.y.to_bits(),
-                p.angle.to_bits(),
                 p.cos.to_bits(),
                 p.sin.to_bits(),
+                p.turns.cast_unsigned(),
                 b.velocity().x.to_bits(),
                 b.velocity().y.to_bits(),
                 b.angular_velocity().to_bits(),

@@ -4,6 +4,8 @@
 
 use glam::Vec2;
 
+const TAU64: f64 = std::f64::consts::TAU;
+
 /// The most body slots one constraint may have ([`SharedSlots::MAX_SLOTS`](crate::SharedSlots::MAX_SLOTS)):
 /// here, below the error that names it and the constraint layer that checks it.
 pub(crate) const MAX_SLOTS: usize = 8;
@@ -39,36 +41,96 @@ impl BodyHandle {
     }
 }
 
-/// A body's placement in the world during a step: position, angle and the angle's cached
-/// cosine and sine (so constraint code never calls trigonometric functions).
+/// A body's placement in the world during a step: its position, its rotation as a unit
+/// vector `(cos, sin)`, and the number of whole turns it has wound (so constraint code
+/// never calls trigonometric functions to rotate, and the angle never drifts from the
+/// rotation).
+///
+/// The rotation is the state: the angle is derived from it, `atan2(sin, cos)` in
+/// `(−π, π]` plus `2π·turns`, so a body's angle and the rotation its points are drawn
+/// with agree however far it has turned. A body that has wound many turns still has its
+/// rotation to `f32` precision; [`angle_from`](Self::angle_from) reads an angle relative
+/// to another winding, exact to that precision whatever the two bodies' turns.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
     /// World position of the body's origin (its centre of mass), in m; each coordinate
     /// within [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space.
     pub position: Vec2,
-    /// Rotation angle in radians, counter-clockwise; magnitude within
-    /// [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space.
-    pub angle: f32,
-    /// `cos(angle)`, in `[−1, 1]`.
+    /// `cos θ`: with [`sin`](Self::sin) a unit vector, to a few ulps.
     pub cos: f32,
-    /// `sin(angle)`, in `[−1, 1]`.
+    /// `sin θ`.
     pub sin: f32,
+    /// How many times the rotation has crossed the branch cut at ±π, counter-clockwise
+    /// positive: the angle is `atan2(sin, cos) + 2π·turns`. Within
+    /// [`MAX_TURNS`](crate::limits::MAX_TURNS) in magnitude for a body in a space.
+    pub turns: i32,
 }
 
 impl Pose {
-    /// The pose at `position` (m) rotated by `angle` radians (CCW).
+    /// The pose at `position` (m) rotated by `angle` radians (CCW): `angle` split into
+    /// whole turns and a rotation in `(−π, π]`, computed in `f64`. An angle that is not
+    /// finite, or whose turns do not fit an `i32`, gives a NaN rotation, which no space
+    /// accepts.
     #[must_use]
-    pub fn new(position: Vec2, angle: f32) -> Self {
-        let (sin, cos) = angle.sin_cos();
+    #[allow(clippy::cast_possible_truncation)]
+    pub fn new(position: Vec2, angle: f64) -> Self {
+        let turns = (angle / TAU64).round();
+        if turns.is_nan() || turns.abs() > f64::from(i32::MAX) {
+            return Self {
+                position,
+                cos: f32::NAN,
+                sin: f32::NAN,
+                turns: 0,
+            };
+        }
+        // The product's rounding is within an ulp of the angle, all an `f64` angle holds.
+        let (sin, cos) = (angle - turns * TAU64).sin_cos();
         Self {
             position,
-            angle,
-            cos,
-            sin,
+            cos: cos as f32,
+            sin: sin as f32,
+            turns: turns as i32,
         }
     }
 
-    /// `R(angle)·local`: a body-local vector expressed in world axes.
+    /// The principal angle of the rotation, `atan2(sin, cos)`, in `[−π, π]` (`−π` for a
+    /// sine of `−0`, as `atan2` has it).
+    #[must_use]
+    #[inline]
+    pub fn principal_angle(&self) -> f32 {
+        self.sin.atan2(self.cos)
+    }
+
+    /// The angle counted from the winding `reference`: `2π·(turns − reference) +
+    /// atan2(sin, cos)`, in `f32`. Two bodies' angles read from the same reference
+    /// differ by their relative turn to `f32` precision however many turns both have
+    /// wound, where their [`angle`](Self::angle)s lose a bit of it with every doubling
+    /// of the turns.
+    #[must_use]
+    #[inline]
+    pub fn angle_from(&self, reference: i32) -> f32 {
+        #[allow(clippy::cast_precision_loss)]
+        let turns = self.turns.wrapping_sub(reference) as f32;
+        std::f32::consts::TAU * turns + self.principal_angle()
+    }
+
+    /// The angle in radians (CCW), `2π·turns + atan2(sin, cos)`, in `f32`: what
+    /// constraint code that reads a body's whole angle computes.
+    #[must_use]
+    #[inline]
+    pub fn angle(&self) -> f32 {
+        self.angle_from(0)
+    }
+
+    /// The angle in radians (CCW) in `f64`: `2π·turns + atan2(sin, cos)`, exact to the
+    /// rotation's `f32` precision for every winding.
+    #[must_use]
+    pub fn total_angle(&self) -> f64 {
+        let principal = f64::from(self.sin).atan2(f64::from(self.cos));
+        f64::from(self.turns) * TAU64 + principal
+    }
+
+    /// `R(θ)·local`: a body-local vector expressed in world axes.
     #[must_use]
     pub fn rotate(&self, local: Vec2) -> Vec2 {
         Vec2::new(
@@ -77,11 +139,74 @@ impl Pose {
         )
     }
 
+    /// The pose turned by the rotation `(cos, sin)` of at most a quarter turn, its
+    /// winding counted: a turn that small changes the sine's sign while the cosine is
+    /// negative only across the cut at ±π (across 0 the cosine is positive). The sign
+    /// bits are compared, as `atan2` reads `(−1, +0)` as π and `(−1, −0)` as −π.
+    #[must_use]
+    #[inline(always)]
+    fn turned(self, cos: f32, sin: f32) -> Self {
+        let (c, s) = (
+            self.cos * cos - self.sin * sin,
+            self.sin * cos + self.cos * sin,
+        );
+        Self {
+            position: self.position,
+            cos: c,
+            sin: s,
+            turns: self.turns.wrapping_add(crossing(self.sin, s, c)),
+        }
+    }
+
+    /// The pose turned by `(cos, sin)`, a rotation by at most a quarter turn (as
+    /// [`turned`](Self::turned)), e.g. a probe of a small turn.
+    #[must_use]
+    pub(crate) fn turned_by(&self, cos: f32, sin: f32) -> Self {
+        self.turned(cos, sin)
+    }
+
+    /// The pose turned by the rotation `(cos, sin)` (a unit vector), that is by its
+    /// principal angle in `[−π, π]`, the winding counted: for a host engine that keeps a
+    /// body's rotation and its change over a step as rotations.
+    #[must_use]
+    pub fn rotated(&self, cos: f32, sin: f32) -> Self {
+        let (c, s) = (
+            self.cos * cos - self.sin * sin,
+            self.sin * cos + self.cos * sin,
+        );
+        let turn = sin.atan2(cos);
+        let whole = (self.principal_angle() + turn - s.atan2(c)) / std::f32::consts::TAU;
+        #[allow(clippy::cast_possible_truncation)]
+        let crossed = whole.round() as i32;
+        Self {
+            position: self.position,
+            cos: c,
+            sin: s,
+            turns: self.turns.wrapping_add(crossed),
+        }
+    }
+
+    /// The pose at `position` with the rotation `(cos, sin)` (a unit vector), wound as the
+    /// nearest angle to this pose's: the pose of a body that has turned by less than half
+    /// a turn since it was at this one, read from a host engine that keeps rotations only.
+    #[must_use]
+    pub fn with_rotation(&self, position: Vec2, cos: f32, sin: f32) -> Self {
+        let whole = (self.principal_angle() - sin.atan2(cos)) / std::f32::consts::TAU;
+        #[allow(clippy::cast_possible_truncation)]
+        let crossed = whole.round() as i32;
+        Self {
+            position,
+            cos,
+            sin,
+            turns: self.turns.wrapping_add(crossed),
+        }
+    }
+
     /// The pose after moving with velocity `v` for `h` seconds. The rotation by `ω·h`
-    /// updates the cached cosine and sine with a series exact to `f32` precision up to
-    /// [`Pose::SERIES_TURN`] (the most a body turns in one substep once the solver has
-    /// limited its spin), which spares a `sin_cos` per body and substep; a larger turn
-    /// starts again from the angle.
+    /// is composed with a series exact to `f32` precision up to [`Pose::SERIES_TURN`]
+    /// (the most a body turns in one substep once the solver has limited its spin), which
+    /// spares a `sin_cos` per body and substep; a larger turn starts again from the
+    /// angle, in `f64`, its whole turns counted from it.
     #[must_use]
     #[inline]
     pub fn integrate(&self, v: Velocity, h: f32) -> Self {
@@ -90,9 +215,8 @@ impl Pose {
         if delta == 0.0 {
             return Self { position, ..*self };
         }
-        let angle = self.angle + delta;
         if delta.abs() > Self::SERIES_TURN {
-            return Self::new(position, angle);
+            return Self::new(position, self.total_angle() + f64::from(delta));
         }
         // The rotation it starts from is renormalised, so that rounding does not
         // accumulate over substeps: `c² + s²` is 1 to within a few ulps, where one Newton
@@ -102,14 +226,14 @@ impl Pose {
         // operations (the norm, the series) run side by side instead of one after the
         // other: the drift and the projection are bound by that chain's latency.
         let norm = 1.5 - 0.5 * (self.cos * self.cos + self.sin * self.sin);
-        let (c, s) = (self.cos * norm, self.sin * norm);
-        let (sin, cos) = turn_series(delta);
-        Self {
+        let start = Self {
             position,
-            angle,
-            cos: c * cos - s * sin,
-            sin: s * cos + c * sin,
-        }
+            cos: self.cos * norm,
+            sin: self.sin * norm,
+            turns: self.turns,
+        };
+        let (sin, cos) = turn_series(delta);
+        start.turned(cos, sin)
     }
 
     /// The pose moved by a small correction `d` (a displacement, not a velocity), as
@@ -130,9 +254,7 @@ impl Pose {
         let (sin, cos) = (delta - delta * d2 * (1.0 / 6.0), 1.0 - 0.5 * d2);
         Self {
             position: self.position + d.linear,
-            angle: self.angle + delta,
-            cos: self.cos * cos - self.sin * sin,
-            sin: self.sin * cos + self.cos * sin,
+            ..self.turned(cos, sin)
         }
     }
 
@@ -190,6 +312,16 @@ pub(crate) fn settle(x: f64) -> f32 {
     } else {
         x as f32
     }
+}
+
+/// The change of the winding count when a rotation's sine goes from `before` to `after`
+/// in a turn of at most a quarter turn, the cosine then `cos`: +1 from `+` to `−` with the
+/// cosine negative (counter-clockwise across ±π), −1 the other way, 0 otherwise. Signs
+/// are sign bits, so a sine of `−0` is on the side `atan2` puts it (`atan2(−0, −1) = −π`).
+#[inline(always)]
+fn crossing(before: f32, after: f32, cos: f32) -> i32 {
+    let negative = |x: f32| (x.to_bits() >> 31) as i32;
+    (negative(after) - negative(before)) * i32::from(cos < 0.0)
 }
 
 /// `(sin δ, cos δ)` by their Taylor series, for `|δ| ≤ π/4`: through `δ⁵` and `δ⁶` up to
@@ -408,7 +540,7 @@ mod tests {
     #[test]
     fn integrating_a_spin_keeps_the_rotation_on_the_angle() {
         // Turns of every size the series takes, and one beyond it, for a simulated second.
-        for spin in [0.3f32, 9.0, 40.0, 180.0, 300.0] {
+        for spin in [0.3f32, 9.0, 40.0, 180.0, 300.0, -300.0] {
             let h = 1.0 / 240.0;
             let v = Velocity {
                 linear: Vec2::new(1.0, -2.0),
@@ -418,16 +550,207 @@ mod tests {
             for _ in 0..240 {
                 pose = pose.integrate(v, h);
             }
-            let exact = Pose::new(pose.position, pose.angle);
+            // The turns the drift took, each `ω·h` rounded to `f32`.
+            let exact = 0.4 + 240.0 * f64::from(spin * h);
+            let turned = Pose::new(pose.position, exact);
             assert!(
-                (pose.cos - exact.cos).abs() < 2e-5 && (pose.sin - exact.sin).abs() < 2e-5,
+                (pose.cos - turned.cos).abs() < 2e-5 && (pose.sin - turned.sin).abs() < 2e-5,
                 "spin {spin}: ({}, {}) against ({}, {})",
                 pose.cos,
                 pose.sin,
-                exact.cos,
-                exact.sin
+                turned.cos,
+                turned.sin
             );
+            assert_eq!(pose.turns, turned.turns, "spin {spin}");
+            assert!((pose.total_angle() - exact).abs() < 2e-5, "spin {spin}");
             assert!((pose.position - Vec2::new(1.0, -2.0)).length() < 1e-5);
         }
+    }
+
+    /// A pose whose rotation is `(cos, sin)` exactly, at winding `turns`.
+    fn rotation(cos: f32, sin: f32, turns: i32) -> Pose {
+        Pose {
+            position: Vec2::ZERO,
+            cos,
+            sin,
+            turns,
+        }
+    }
+
+    #[test]
+    fn crossing_the_cut_counts_a_turn_each_way_and_nowhere_else() {
+        let turn = |pose: Pose, angular: f32| {
+            pose.integrate(
+                Velocity {
+                    linear: Vec2::ZERO,
+                    angular,
+                },
+                1.0,
+            )
+        };
+        // Counter-clockwise across π: +1, and the angle continues past π.
+        let before = Pose::new(Vec2::ZERO, 3.1);
+        let after = turn(before, 0.1);
+        assert_eq!((before.turns, after.turns), (0, 1));
+        assert!(after.principal_angle() < 0.0);
+        assert!((after.total_angle() - 3.2).abs() < 1e-6);
+        assert!((after.angle() - 3.2).abs() < 1e-6);
+        // And back, clockwise: −1.
+        let back = turn(after, -0.1);
+        assert_eq!(back.turns, 0);
+        assert!((back.total_angle() - 3.1).abs() < 1e-6);
+        // Across 0 either way: no turn.
+        let zero = Pose::new(Vec2::ZERO, 0.05);
+        assert_eq!(turn(zero, -0.1).turns, 0);
+        assert_eq!(turn(turn(zero, -0.1), 0.1).turns, 0);
+        // From below −π clockwise: −1 at every crossing, for many turns.
+        let mut pose = Pose::new(Vec2::ZERO, -3.0);
+        for _ in 0..1000 {
+            pose = turn(pose, -0.7);
+        }
+        let exact = -3.0 - 700.0;
+        assert!(
+            (pose.total_angle() - exact).abs() < 1e-3,
+            "{}",
+            pose.total_angle()
+        );
+        assert_eq!(pose.turns, Pose::new(Vec2::ZERO, exact).turns);
+        // The nudge counts as the drift does.
+        let nudged = before.nudge(Velocity {
+            linear: Vec2::ZERO,
+            angular: 0.009,
+        });
+        assert_eq!(nudged.turns, 0);
+        let below = std::f64::consts::PI - 0.004;
+        let nudged = Pose::new(Vec2::ZERO, below).nudge(Velocity {
+            linear: Vec2::ZERO,
+            angular: 0.009,
+        });
+        assert_eq!(nudged.turns, 1);
+        assert!((nudged.total_angle() - (below + 0.009)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_signed_zero_sine_is_on_the_side_atan2_puts_it() {
+        // `atan2(+0, −1) = π`, `atan2(−0, −1) = −π`: from the rotation at π (sine +0)
+        // to −0 the angle must not jump, so that is a crossing; from −0 to +0 the other
+        // way, −1.
+        let plus = rotation(-1.0, 0.0, 0);
+        let minus = rotation(-1.0, -0.0, 0);
+        assert_eq!(plus.principal_angle(), std::f32::consts::PI);
+        assert_eq!(minus.principal_angle(), -std::f32::consts::PI);
+        assert_eq!(crossing(plus.sin, minus.sin, -1.0), 1);
+        assert_eq!(crossing(minus.sin, plus.sin, -1.0), -1);
+        assert_eq!(crossing(0.0, -0.0, 1.0), 0);
+        // Turning by the identity keeps a signed zero and its count.
+        let kept = minus.turned(1.0, 0.0);
+        assert_eq!((kept.sin.to_bits(), kept.turns), ((-0.0f32).to_bits(), 0));
+        // Whatever the sign of the zero, the angle read stays on the same turn's side.
+        let a = plus.turned(1.0, 1e-7);
+        assert_eq!(a.turns, 1);
+        assert!((a.total_angle() - (std::f64::consts::PI + 1e-7)).abs() < 1e-6);
+        let b = minus.turned(1.0, -1e-7);
+        assert_eq!(b.turns, -1);
+        assert!((b.total_angle() + (std::f64::consts::PI + 1e-7)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn large_turns_count_their_whole_turns() {
+        for delta in [1.0f32, 3.0, 3.2, 6.3, 10.0, 100.0, -1.0, -3.2, -100.0] {
+            for start in [0.0, 3.0, -3.1, 1e4] {
+                let pose = Pose::new(Vec2::ZERO, start);
+                let moved = pose.integrate(
+                    Velocity {
+                        linear: Vec2::ZERO,
+                        angular: delta,
+                    },
+                    1.0,
+                );
+                let exact = start + f64::from(delta);
+                assert!(
+                    (moved.total_angle() - exact).abs() < 1e-6,
+                    "{start} + {delta}: {}",
+                    moved.total_angle()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn big_angles_round_trip_through_turns_and_rotation() {
+        let pi = std::f64::consts::PI;
+        for angle in [
+            0.0,
+            -0.0,
+            1.0,
+            pi,
+            -pi,
+            pi + 1e-9,
+            3.0 * pi,
+            -7.0 * pi + 0.25,
+            1e4,
+            -1e4 - 0.5,
+            123_456.789,
+            1e9,
+            -1e9,
+        ] {
+            let pose = Pose::new(Vec2::ZERO, angle);
+            // The rotation holds the remainder to `f32` precision; the turns are exact.
+            let tolerance = 2e-7 + angle.abs() * 4.0 * f64::EPSILON;
+            assert!(
+                (pose.total_angle() - angle).abs() <= tolerance,
+                "{angle}: {} ({} turns)",
+                pose.total_angle(),
+                pose.turns
+            );
+            assert!((pose.cos * pose.cos + pose.sin * pose.sin - 1.0).abs() < 1e-6);
+            assert!(pose.principal_angle().abs() <= std::f32::consts::PI);
+            let turns = (angle / std::f64::consts::TAU).round();
+            assert_eq!(f64::from(pose.turns), turns, "{angle}");
+        }
+        for angle in [f64::NAN, f64::INFINITY, -f64::INFINITY, 1e300] {
+            let pose = Pose::new(Vec2::ZERO, angle);
+            assert!(pose.cos.is_nan() && pose.sin.is_nan(), "{angle}");
+        }
+    }
+
+    #[test]
+    fn angles_read_from_a_reference_winding_are_exact_after_many_turns() {
+        let wound = 1e4 * std::f64::consts::TAU;
+        let a = Pose::new(Vec2::ZERO, wound + 0.3);
+        let b = Pose::new(Vec2::ZERO, wound + 0.3 + 2.0 * std::f64::consts::TAU + 1e-5);
+        let relative = b.angle_from(a.turns) - a.angle_from(a.turns);
+        let exact = 2.0 * std::f32::consts::TAU + 1e-5;
+        assert!((relative - exact).abs() < 1e-6, "{relative}");
+        // The absolute `f32` angles cannot hold the difference to that.
+        assert!(((b.angle() - a.angle()) - exact).abs() > 1e-6);
+        assert_eq!(a.angle_from(a.turns), a.principal_angle());
+    }
+
+    #[test]
+    fn a_host_engines_rotations_keep_their_winding() {
+        // Turned by half-turn-sized rotations, one way then the other.
+        let mut pose = Pose::new(Vec2::ZERO, 0.2);
+        let mut exact = 0.2f64;
+        for (turn, count) in [(2.9f32, 40), (-3.1, 70), (0.4, 9)] {
+            for _ in 0..count {
+                pose = pose.rotated(turn.cos(), turn.sin());
+                exact += f64::from(turn);
+            }
+            assert!((pose.total_angle() - exact).abs() < 1e-4, "{exact}");
+        }
+        // Read again from the rotation alone, within half a turn of the last pose.
+        for turn in [3.0f64, -3.0, 0.5, -1e-3] {
+            let (sin, cos) = (exact + turn).sin_cos();
+            let read = pose.with_rotation(Vec2::ONE, cos as f32, sin as f32);
+            assert!((read.total_angle() - (exact + turn)).abs() < 1e-4, "{turn}");
+            assert_eq!(read.position, Vec2::ONE);
+        }
+    }
+
+    #[test]
+    fn a_pose_stays_twenty_bytes() {
+        assert_eq!(std::mem::size_of::<Pose>(), 20);
+        assert_eq!(std::mem::align_of::<Pose>(), 4);
     }
 }

@@ -84,10 +84,10 @@ use proc_macro::TokenStream;
 /// # let mut space = nape::Space::new();
 /// # let handle = space.add_body(nape::Body::dynamic(1.0, 1.0))?;
 /// let sentry = Sentry { body1: handle, body2: handle, bearing: 0.5, reach: 3.0, spread: 0.2 };
-/// let at = |x: f32, y: f32, angle: f32| Pose::new(Vec2::new(x, y), angle);
+/// let at = |x: f32, y: f32, angle: f64| Pose::new(Vec2::new(x, y), angle);
 /// // At the bearing, within reach, facing back: every row is satisfied.
 /// let (x, y) = (2.0 * 0.5f32.cos(), 2.0 * 0.5f32.sin());
-/// let c = sentry.position_error(&[at(0.0, 0.0, 0.0), at(x, y, 0.5 + std::f32::consts::PI)]);
+/// let c = sentry.position_error(&[at(0.0, 0.0, 0.0), at(x, y, 0.5 + std::f64::consts::PI)]);
 /// assert!(c.iter().all(|v| v.abs() < 1e-5), "{c:?}");
 /// // Beyond reach: the second row pulls back by the excess.
 /// let c = sentry.position_error(&[at(0.0, 0.0, 0.0), at(4.0 * 0.5f32.cos(), 4.0 * 0.5f32.sin(), 0.0)]);
@@ -240,7 +240,7 @@ use proc_macro::TokenStream;
 /// for _ in 0..60 {
 ///     space.step(1.0 / 60.0);
 /// }
-/// assert!((space.body(wheel)?.angle() - (-2.0f32).exp()).abs() < 0.02);
+/// assert!((space.body(wheel)?.angle() - (-2.0f64).exp()).abs() < 0.02);
 /// # Ok::<(), nape::Error>(())
 /// ```
 ///

@@ -586,7 +586,7 @@ fn generated_constraints_match_an_independent_evaluation() {
                 .map(|_| {
                     Pose::new(
                         Vec2::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)),
-                        rng.range(-PI, PI),
+                        f64::from(rng.range(-PI, PI)),
                     )
                 })
                 .collect();
@@ -652,7 +652,7 @@ fn generated_constraints_match_an_independent_evaluation() {
                     (
                         f64::from(p.position.x),
                         f64::from(p.position.y),
-                        f64::from(p.angle),
+                        p.total_angle(),
                     )
                 })
                 .collect();

@@ -45,7 +45,7 @@ pub fn handles<const B: usize>() -> [BodyHandle; B] {
 
 /// One random state: poses, inverse masses (slot 0 static in every fourth state).
 pub fn random_state<const B: usize>(rng: &mut Rng, index: usize) -> ([Pose; B], [InverseMass; B]) {
-    let poses = std::array::from_fn(|_| Pose::new(rng.vec2(5.0), rng.angle()));
+    let poses = std::array::from_fn(|_| Pose::new(rng.vec2(5.0), f64::from(rng.angle())));
     let inverse_masses = std::array::from_fn(|s| {
         if s == 0 && index.is_multiple_of(4) {
             InverseMass::default()

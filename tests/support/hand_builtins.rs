@@ -161,7 +161,7 @@ impl Constraint<1, 2> for HandAngle {
     }
     #[inline]
     fn position_error(&self, poses: &[Pose; 2]) -> [f32; 1] {
-        [self.ratio * poses[1].angle - poses[0].angle]
+        [self.ratio * poses[1].angle() - poses[0].angle()]
     }
     #[inline]
     fn jacobian(&self, _: &[Pose; 2]) {}

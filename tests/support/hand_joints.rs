@@ -204,7 +204,11 @@ impl Constraint<3, 2> for HandWeld {
 
     fn position_error(&self, poses: &[Pose; 2]) -> [f32; 3] {
         let d = poses[1].world_point(self.anchor2) - poses[0].world_point(self.anchor1);
-        [d.x, d.y, poses[1].angle - poses[0].angle - self.phase]
+        // The angles from body 1's winding, as the generated weld reads them: their
+        // difference is exact however many turns both have wound.
+        let winding = poses[0].turns;
+        let relative = poses[1].angle_from(winding) - poses[0].principal_angle();
+        [d.x, d.y, relative - self.phase]
     }
 
     fn jacobian(&self, poses: &[Pose; 2]) -> Anchors {

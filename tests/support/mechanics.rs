@@ -29,7 +29,7 @@ pub fn chain_space(links: usize, angle: impl Fn(usize) -> f64) -> (Space, Vec<Bo
             .add_body(
                 Body::rectangle(LINK_LENGTH as f32, LINK_WIDTH as f32, 1.0)
                     .at(Vec2::new(c[0] as f32, c[1] as f32))
-                    .with_angle(angle(i) as f32),
+                    .with_angle(angle(i)),
             )
             .unwrap();
         space
@@ -270,7 +270,7 @@ pub fn spinning_loop(settings: ConstraintSettings) -> (Space, Vec<BodyHandle>) {
         let side = b - a;
         let rod = Body::rectangle(2.0, 0.2, 1.0)
             .at(centre)
-            .with_angle(side.y.atan2(side.x))
+            .with_angle(f64::from(side.y.atan2(side.x)))
             .with_velocity(Vec2::new(0.3, -0.2) + rate * (centre - Vec2::ONE).perp())
             .with_angular_velocity(rate);
         bodies.push(space.add_body(rod).unwrap());
@@ -522,7 +522,7 @@ pub fn undamped_soft_limits() -> [SoftLimit; 2] {
                 space.add_constraint_with(angle, soft).unwrap();
             },
             potential: |space, b| {
-                let angle = |h: BodyHandle| f64::from(space.body(h).unwrap().angle());
+                let angle = |h: BodyHandle| space.body(h).unwrap().angle();
                 spring(
                     space,
                     b,

@@ -110,7 +110,7 @@ pub fn check_untrusted(bytes: &[u8], registry: &SnapshotRegistry) -> bool {
         }
         for (handle, body) in space.bodies() {
             let pose = body.pose();
-            let finite = [pose.angle, pose.cos, pose.sin, body.angular_velocity()]
+            let finite = [pose.cos, pose.sin, body.angular_velocity()]
                 .iter()
                 .all(|x| x.is_finite())
                 && pose.position.is_finite()

@@ -296,7 +296,8 @@ fn flag(b: bool) -> f32 {
 fn encode(world: &World, out: &mut Vec<f32>) {
     for drawn in &world.bodies {
         let pose = world.pose(drawn.handle);
-        let (x, y, a) = (pose.position.x, pose.position.y, pose.angle);
+        // The drawing needs the rotation only: its principal angle, exact at any winding.
+        let (x, y, a) = (pose.position.x, pose.position.y, pose.principal_angle());
         let dynamic = flag(drawn.dynamic);
         match &drawn.shape {
             Shape::Circle { radius } => out.extend([1.0, x, y, a, *radius, dynamic]),

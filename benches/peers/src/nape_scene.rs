@@ -23,7 +23,9 @@ pub fn space_with_bodies(
                 Some((mass, inertia)) => Body::dynamic(mass, inertia),
                 None => Body::static_body(),
             };
-            let body = body.at(Vec2::from(spec.position)).with_angle(spec.angle);
+            let body = body
+                .at(Vec2::from(spec.position))
+                .with_angle(f64::from(spec.angle));
             space.add_body(body).expect("scene bodies are valid")
         })
         .collect();

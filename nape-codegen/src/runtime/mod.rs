@@ -131,6 +131,32 @@ pub struct Program {
     pub stiffness: Tape,
     /// Bounds and rule sides.
     pub parameters: Tape,
+    /// Which winding the tapes' angle inputs are read from.
+    pub winding: Winding,
+}
+
+/// Which winding a [`Program`]'s tapes read the bodies' angles from: the angle input
+/// ([`Input::Pose`] with [`Axis::Angle`]) of slot `s` is `2π·(turns_s − reference) +
+/// atan2(sin_s, cos_s)` in `f32`, with `reference` the winding chosen here. Where the
+/// rows are unchanged when every angle turns by the same whole turns, a reference body's
+/// winding is taken out of them all, so that the relative angles keep `f32` precision
+/// after any number of turns; otherwise the angles are whole. The rows have the same
+/// value either way, up to rounding.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Winding {
+    /// From 0: the whole angles (also where no angle is read).
+    Absolute,
+    /// From the winding of this slot.
+    Relative(usize),
+    /// From the winding of `slot` where every output of `test`, a tape over the
+    /// parameters, is exactly 0 (an angle joint's `ratio − 1`); else from 0. It has at
+    /// most one output per row.
+    Conditional {
+        /// The reference slot.
+        slot: usize,
+        /// The rows' sums `Σ_s ∂c/∂θ_s`.
+        test: Tape,
+    },
 }
 
 /// Compiles a constraint from text: a `#[constraint(...)] struct ... { ... }`
@@ -445,6 +471,18 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         builder.output(&parameter_roots)?;
         builder.finish()?
     };
+    let winding = match &derivation.winding {
+        derive::Winding::Unread | derive::Winding::Absolute => Winding::Absolute,
+        derive::Winding::Relative(slot) => Winding::Relative(*slot),
+        derive::Winding::Conditional { slot, tests } => {
+            let mut builder = TapeBuilder::new(graph);
+            builder.output(tests)?;
+            Winding::Conditional {
+                slot: *slot,
+                test: builder.finish()?,
+            }
+        }
+    };
     Ok(Program {
         name: model.name.to_string(),
         kind: if velocity {
@@ -466,5 +504,6 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         jacobian,
         stiffness,
         parameters,
+        winding,
     })
 }

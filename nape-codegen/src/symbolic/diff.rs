@@ -8,8 +8,18 @@ use super::graph::{Graph, Id, Leaf, Node};
 /// sub-expressions differentiate once, so the cost is linear in the DAG, not exponential
 /// in the product rule.
 pub struct Differentiator {
-    variable: Leaf,
+    variable: Variable,
     memo: HashMap<Id, Id>,
+}
+
+/// What a [`Differentiator`] differentiates by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variable {
+    /// One leaf; a slot's angle also moves its cosine and sine.
+    Leaf(Leaf),
+    /// A turn `T` added to every raw angle leaf at once, the cosine and sine leaves held
+    /// fixed: `Σ_s ∂/∂θ_s` over the raw angles alone.
+    Turn,
 }
 
 impl Differentiator {
@@ -17,7 +27,20 @@ impl Differentiator {
     #[must_use]
     pub fn new(variable: Leaf) -> Self {
         Self {
-            variable,
+            variable: Variable::Leaf(variable),
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Differentiation by a turn `T` of every body at once as the raw angle leaves see it
+    /// (`Leaf::Pose(s, Dof::Angle)` → `θ_s + T`), the cosine and sine leaves independent
+    /// of it: `Σ_s ∂/∂θ_s` over the raw angles only. Where an expression's derivative by
+    /// it is identically zero, the expression is unchanged when every raw angle is read
+    /// shifted by the same whole number of turns (the cosines and sines are periodic).
+    #[must_use]
+    pub fn uniform_turn() -> Self {
+        Self {
+            variable: Variable::Turn,
             memo: HashMap::new(),
         }
     }
@@ -154,10 +177,17 @@ impl Differentiator {
 
     fn derive_leaf(&self, graph: &mut Graph, leaf: Leaf) -> Id {
         use super::graph::Dof;
-        if leaf == self.variable {
+        let variable = match self.variable {
+            Variable::Leaf(variable) => variable,
+            Variable::Turn => {
+                let raw = matches!(leaf, Leaf::Pose(_, Dof::Angle));
+                return graph.constant(if raw { 1.0 } else { 0.0 });
+            }
+        };
+        if leaf == variable {
             return graph.constant(1.0);
         }
-        match (leaf, self.variable) {
+        match (leaf, variable) {
             (Leaf::Cos(slot), Leaf::Pose(var_slot, Dof::Angle)) if slot == var_slot => {
                 let sine = graph.leaf(Leaf::Sin(slot));
                 graph.neg(sine)

@@ -543,9 +543,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
             }
             Pose {
                 position: pose.position + across[s] * SHIFT,
-                angle: pose.angle + TURN,
-                cos: pose.cos * TURN_COS - pose.sin * TURN_SIN,
-                sin: pose.sin * TURN_COS + pose.cos * TURN_SIN,
+                ..pose.turned_by(TURN_COS, TURN_SIN)
             }
         });
         let moved = loads(&probe);

@@ -168,12 +168,7 @@ mod tests {
     use crate::Vec2;
 
     fn pose(x: f32, y: f32, angle: f32) -> Pose {
-        Pose {
-            position: Vec2::new(x, y),
-            angle,
-            cos: angle.cos(),
-            sin: angle.sin(),
-        }
+        Pose::new(Vec2::new(x, y), f64::from(angle))
     }
 
     /// A stretched pivot's rows between two bodies: the damper's rows see no rigid

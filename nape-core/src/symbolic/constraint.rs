@@ -2,7 +2,7 @@
 //! stiffness (compiled, `c`, `J` and `K` also as one function for `linearize`); dense
 //! products of `J` for the rest.
 
-use nape_codegen::runtime::{Axis, Input};
+use nape_codegen::runtime::{Axis, Input, Winding};
 
 use super::{RowKind, SymbolicConstraint};
 use crate::body::BodyHandle;
@@ -58,7 +58,8 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         match input {
             Input::Pose(s, Axis::X) => pose(s).map_or(0.0, |p| p.position.x),
             Input::Pose(s, Axis::Y) => pose(s).map_or(0.0, |p| p.position.y),
-            Input::Pose(s, Axis::Angle) => pose(s).map_or(0.0, |p| p.angle),
+            // The poses' turns are counted from the reference winding (`wound`).
+            Input::Pose(s, Axis::Angle) => pose(s).map_or(0.0, Pose::angle),
             Input::Cos(s) => pose(s).map_or(1.0, |p| p.cos),
             Input::Sin(s) => pose(s).map_or(0.0, |p| p.sin),
             Input::Force(i) => force.get(usize::from(i)).copied().unwrap_or(0.0),
@@ -77,6 +78,35 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         }
     }
 
+    /// The winding the tapes read angles from (see [`Winding`]): `None` for 0.
+    #[inline]
+    fn reference(&self, poses: &[Pose; BODIES]) -> Option<i32> {
+        let turns = |slot: usize| poses.get(slot).map(|p| p.turns);
+        match &self.compiled.program.winding {
+            Winding::Absolute => None,
+            Winding::Relative(slot) => turns(*slot),
+            Winding::Conditional { slot, test } => {
+                // At most one test per row.
+                let mut values = [f32::NAN; DIM];
+                test.run(|input| self.parameter(input), &mut values, &mut []);
+                let zero =
+                    test.outputs() <= DIM && values[..test.outputs()].iter().all(|&v| v == 0.0);
+                if zero { turns(*slot) } else { None }
+            }
+        }
+    }
+
+    /// `poses` with their turns counted from the winding the tapes read angles from, or
+    /// `None` where that is 0 and they are read as they are.
+    #[inline]
+    fn wound(&self, poses: &[Pose; BODIES]) -> Option<[Pose; BODIES]> {
+        let reference = self.reference(poses)?;
+        Some(poses.map(|p| Pose {
+            turns: p.turns.wrapping_sub(reference),
+            ..p
+        }))
+    }
+
     /// Runs one of the tapes that read poses: compiled where it is, else interpreted.
     #[inline(always)]
     fn run(
@@ -87,6 +117,8 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> SymbolicConstraint<DIM, 
         out: &mut [f32],
         rest: &mut [f32],
     ) {
+        let wound = self.wound(poses);
+        let poses = wound.as_ref().unwrap_or(poses);
         #[cfg(all(feature = "jit", target_arch = "x86_64"))]
         {
             let natives = &self.compiled.native;
@@ -290,6 +322,8 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
             && let Some(native) = &self.compiled.native.linearization
         {
             let masses = inverse_masses.map(|m| [m.mass, m.inertia]);
+            let wound = self.wound(poses);
+            let poses = wound.as_ref().unwrap_or(poses);
             let out = nape_codegen::runtime::LinearizationOut {
                 error,
                 jacobian: jacobian.rows.as_flattened_mut().as_flattened_mut(),

@@ -5,14 +5,14 @@ use nape_codegen::runtime::{NativeLinearization, NativeMass, NativeTape, PoseRec
 
 use crate::types::Pose;
 
-// SAFETY: `Pose` is a `Vec2` (two `f32`, `#[repr(C)]`) and three `f32` fields; each offset
-// is a field's, an `f32` lying within the struct.
+// SAFETY: `Pose` is a `Vec2` (two `f32`, `#[repr(C)]`), two `f32` fields and an `i32`;
+// each offset is a field's, lying within the struct, `TURNS` the `i32`'s.
 unsafe impl PoseRecord for Pose {
     const X: usize = std::mem::offset_of!(Pose, position) + std::mem::offset_of!(glam::Vec2, x);
     const Y: usize = std::mem::offset_of!(Pose, position) + std::mem::offset_of!(glam::Vec2, y);
-    const ANGLE: usize = std::mem::offset_of!(Pose, angle);
     const COS: usize = std::mem::offset_of!(Pose, cos);
     const SIN: usize = std::mem::offset_of!(Pose, sin);
+    const TURNS: usize = std::mem::offset_of!(Pose, turns);
 }
 
 /// A program's compiled tapes (`None`: that tape is interpreted).

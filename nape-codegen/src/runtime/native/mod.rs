@@ -32,18 +32,20 @@ use super::{Axis, Input};
 /// # Safety
 ///
 /// Each offset plus 4 is at most `size_of::<Self>()`, and the four bytes at each offset
-/// of any value of `Self` are an initialised `f32`: compiled code reads them as such.
+/// of any value of `Self` are an initialised `f32` (at [`TURNS`](Self::TURNS) an `i32`):
+/// compiled code reads them as such.
 pub unsafe trait PoseRecord: Copy {
     /// The x coordinate of the position.
     const X: usize;
     /// The y coordinate of the position.
     const Y: usize;
-    /// The angle.
-    const ANGLE: usize;
-    /// The angle's cosine.
+    /// The rotation's cosine.
     const COS: usize;
-    /// The angle's sine.
+    /// The rotation's sine.
     const SIN: usize;
+    /// The whole turns (an `i32`) counted from the reference winding: the angle input
+    /// is `2π·turns + atan2(sin, cos)`.
+    const TURNS: usize;
 }
 
 /// How much of each argument a compiled tape reads (counts of records or values).
@@ -171,14 +173,13 @@ fn offset<P: PoseRecord>(input: Input) -> Option<(usize, usize)> {
     let (argument, offset) = match input {
         Input::Pose(s, Axis::X) => pose(s, P::X),
         Input::Pose(s, Axis::Y) => pose(s, P::Y),
-        Input::Pose(s, Axis::Angle) => pose(s, P::ANGLE),
         Input::Cos(s) => pose(s, P::COS),
         Input::Sin(s) => pose(s, P::SIN),
         Input::Scalar(k) => (1, 4 * usize::from(k)),
         Input::VectorX(k) => (2, 8 * usize::from(k)),
         Input::VectorY(k) => (2, 8 * usize::from(k) + 4),
         Input::Force(i) => (3, 4 * usize::from(i)),
-        Input::Velocity(..) => return None,
+        Input::Pose(_, Axis::Angle) | Input::Velocity(..) => return None,
     };
     Some((argument, offset))
 }
@@ -224,9 +225,6 @@ fn unary(op: Op) -> Option<(Unary, u16)> {
 }
 
 fn binary(op: Op) -> Option<(Binary, u16, u16)> {
-    extern "C" fn atan2(y: f32, x: f32) -> f32 {
-        y.atan2(x)
-    }
     extern "C" fn min(a: f32, b: f32) -> f32 {
         a.min(b)
     }
@@ -234,12 +232,29 @@ fn binary(op: Op) -> Option<(Binary, u16, u16)> {
         a.max(b)
     }
     let function: (Binary, u16, u16) = match op {
-        Op::Atan2(a, b) => (atan2, a, b),
+        Op::Atan2(a, b) => (atan2 as Binary, a, b),
         Op::Min(a, b) => (min, a, b),
         Op::Max(a, b) => (max, a, b),
         _ => return None,
     };
     Some(function)
+}
+
+/// The interpreter's `atan2`, callable from compiled code.
+extern "C" fn atan2(y: f32, x: f32) -> f32 {
+    y.atan2(x)
+}
+
+/// Calls `function` on `x` and `y` from compiled code.
+fn call_binary(b: &mut FunctionBuilder<'_>, function: Binary, x: Value, y: Value) -> Value {
+    let call_conv = b.func.signature.call_conv;
+    let mut signature = Signature::new(call_conv);
+    signature.params = vec![AbiParam::new(types::F32); 2];
+    signature.returns.push(AbiParam::new(types::F32));
+    let signature = b.import_signature(signature);
+    let callee = b.ins().iconst(types::I64, function as usize as i64);
+    let call = b.ins().call_indirect(signature, callee, &[x, y]);
+    b.inst_results(call)[0]
 }
 
 /// Stores `values` from `destination` on, four or two at a time where it can: the caller
@@ -356,6 +371,21 @@ fn load_input<P: PoseRecord>(
 ) -> Option<Value> {
     // The arguments are valid and aligned for what the tape reads (the callers' checks).
     let memory = MemFlagsData::trusted();
+    if let Input::Pose(s, Axis::Angle) = input {
+        // `2π·turns + atan2(sin, cos)`, in the order the interpreter's reader computes it.
+        let base = usize::from(s) * size_of::<P>();
+        let at = |field: usize| i32::try_from(base + field).ok();
+        let turns = b
+            .ins()
+            .load(types::I32, memory, arguments[0], at(P::TURNS)?);
+        let turns = b.ins().fcvt_from_sint(types::F32, turns);
+        let tau = b.ins().f32const(std::f32::consts::TAU);
+        let whole = b.ins().fmul(tau, turns);
+        let sin = b.ins().load(types::F32, memory, arguments[0], at(P::SIN)?);
+        let cos = b.ins().load(types::F32, memory, arguments[0], at(P::COS)?);
+        let principal = call_binary(b, atan2, sin, cos);
+        return Some(b.ins().fadd(whole, principal));
+    }
     Some(match offset::<P>(input) {
         Some((argument, offset)) => {
             let offset = i32::try_from(offset).ok()?;

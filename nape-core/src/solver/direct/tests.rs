@@ -419,7 +419,10 @@ fn a_paired_projection_and_solve_equal_the_two_apart_bit_for_bit() {
     assert!(v_paired.iter().zip(&build().1).any(|(a, b)| a != b));
     let pose_bits = |p: &[crate::types::Pose]| -> Vec<u32> {
         p.iter()
-            .flat_map(|p| [p.position.x, p.position.y, p.angle].map(f32::to_bits))
+            .flat_map(|p| {
+                let [x, y, c, s] = [p.position.x, p.position.y, p.cos, p.sin].map(f32::to_bits);
+                [x, y, c, s, p.turns.cast_unsigned()]
+            })
             .collect()
     };
     assert_eq!(pose_bits(&poses_paired), pose_bits(&poses_apart));

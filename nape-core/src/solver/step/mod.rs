@@ -415,7 +415,8 @@ impl Solver {
                 // Comparisons, each false for NaN (`max_element` would skip a NaN
                 // coordinate, and costs more).
                 let within = |x: f32| x.abs() <= crate::limits::MAX_COORDINATE;
-                let inside = within(p.position.x) && within(p.position.y) && within(p.angle);
+                let wound = p.turns.unsigned_abs() <= crate::limits::MAX_TURNS.unsigned_abs();
+                let inside = within(p.position.x) && within(p.position.y) && wound;
                 if inside && p.cos.is_finite() && p.sin.is_finite() {
                     body.set_state(p, *v);
                 } else {
