@@ -63,7 +63,7 @@ fn main() -> Result<(), nape::Error> {
                 let pivot = space.constraint(joint)?;
                 let p1 = space.body(pivot.body1)?.world_point(pivot.anchor1);
                 let p2 = space.body(pivot.body2)?.world_point(pivot.anchor2);
-                largest = largest.max(p1.distance(p2));
+                largest = largest.max(p1.distance(p2) as f32);
             }
         }
         worst = worst.max(largest);

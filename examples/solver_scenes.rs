@@ -16,7 +16,8 @@
 //!
 //! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
 //! chain released horizontally for N steps (default 100,000), reporting the largest energy
-//! rise above the start and the largest anchor error.
+//! rise above the start, the largest anchor error, and the step's time over the first and
+//! the last minute of simulated time.
 
 #[path = "common/scenes.rs"]
 mod scenes;
@@ -47,12 +48,12 @@ fn digest(scene: &scenes::Scene) -> u64 {
         for x in [
             pose.position.x.to_bits(),
             pose.position.y.to_bits(),
-            pose.cos.to_bits(),
-            pose.sin.to_bits(),
-            pose.turns.cast_unsigned(),
-            velocity.x.to_bits(),
-            velocity.y.to_bits(),
-            body.angular_velocity().to_bits(),
+            u64::from(pose.cos.to_bits()),
+            u64::from(pose.sin.to_bits()),
+            u64::from(pose.turns.cast_unsigned()),
+            u64::from(velocity.x.to_bits()),
+            u64::from(velocity.y.to_bits()),
+            u64::from(body.angular_velocity().to_bits()),
         ] {
             for byte in x.to_le_bytes() {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
@@ -110,8 +111,19 @@ fn main() {
         let initial = scene.energy();
         let (mut max_rise, mut max_error, mut worst_step) = (f64::NEG_INFINITY, 0.0f32, 0);
         let start = Instant::now();
+        // The step's time over the first minute of simulated time and over the last.
+        let minute = 3600.min(steps);
+        let (mut first_minute, mut last_minute) = (0.0f64, 0.0f64);
         for step in 0..steps {
+            let stepped = Instant::now();
             scene.space.step(1.0 / 60.0);
+            let elapsed = stepped.elapsed().as_secs_f64();
+            if step < minute {
+                first_minute += elapsed;
+            }
+            if step >= steps - minute {
+                last_minute += elapsed;
+            }
             max_rise = max_rise.max(scene.energy() - initial);
             let e = scene.error().0;
             if e > max_error {
@@ -124,9 +136,12 @@ fn main() {
         }
         println!(
             "soak {links} links, {steps} steps in {:.1} s: max energy rise {max_rise:.3e} J, \
-             final energy change {:.1} J, run max error {max_error:.3e} (step {worst_step})",
+             final energy change {:.1} J, run max error {max_error:.3e} (step {worst_step}); \
+             {:.3} ms a step over the first minute, {:.3} over the last",
             start.elapsed().as_secs_f64(),
-            scene.energy() - initial
+            scene.energy() - initial,
+            first_minute * 1e3 / minute as f64,
+            last_minute * 1e3 / minute as f64
         );
         return;
     }

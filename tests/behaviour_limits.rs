@@ -23,7 +23,7 @@ fn outside(x: f32, min: f32, max: f32) -> f32 {
 }
 
 fn world(space: &Space, b: BodyHandle, local: Vec2) -> Vec2 {
-    space.body(b).unwrap().world_point(local)
+    space.body(b).unwrap().world_point(local).as_vec2()
 }
 
 fn angle(space: &Space, b: BodyHandle) -> f32 {
@@ -336,7 +336,7 @@ fn distance_rope_holds_a_hanging_weight_at_rest() {
     let (mut worst, mut fastest) = (0.0f32, 0.0f32);
     for _ in 0..120 {
         space.step(DT);
-        let d = space.body(weight).unwrap().position().length();
+        let d = space.body(weight).unwrap().position().as_vec2().length();
         worst = worst.max(outside(d, 0.5, 2.0));
         fastest = fastest.max(velocity(&space, weight).length());
     }
@@ -378,13 +378,13 @@ fn distance_rope_is_slack_while_falling_inside_its_range() {
     let mut caught = false;
     for step in 1..=120 {
         space.step(DT);
-        let d = space.body(weight).unwrap().position().length();
+        let d = space.body(weight).unwrap().position().as_vec2().length();
         if d < max - 1e-4 && !caught {
             free_steps += 1;
             let t = step as f32 * DT;
             dv = dv.max((velocity(&space, weight) - GRAVITY * t).length());
             let free = start + 0.5 * GRAVITY * t * t;
-            dp = dp.max((space.body(weight).unwrap().position() - free).length());
+            dp = dp.max((space.body(weight).unwrap().position().as_vec2() - free).length());
         } else {
             caught = true;
         }
@@ -452,7 +452,7 @@ fn distance_rope_between_two_moving_bodies_is_slack_inside_its_range() {
 /// `(perpendicular offset, position along the line)` of a line joint, from the poses.
 fn line_errors(space: &Space, j: &LineJoint) -> (f32, f32) {
     let b1 = space.body(j.body1).unwrap();
-    let d = world(space, j.body2, j.anchor2) - b1.world_point(j.anchor1);
+    let d = world(space, j.body2, j.anchor2) - b1.world_point(j.anchor1).as_vec2();
     let n = b1.pose().rotate(j.direction.normalize());
     (n.perp_dot(d), n.dot(d))
 }
@@ -510,7 +510,7 @@ fn line_joint_on_a_static_rail_holds_the_line_and_the_range() {
             .pose()
             .rotate(joint.direction.normalize());
         let mut b = space.body_mut(slider).unwrap();
-        let at = b.position() - p * n.perp();
+        let at = b.position().as_vec2() - p * n.perp();
         b.set_position(at).unwrap();
     }
     space.add_constraint(joint).unwrap();
@@ -783,8 +783,8 @@ fn two_weights(kind: Pulley, slack: f32, equality: bool) -> (f32, f32, f32, Vec<
             joint.joint_max,
         ));
     }
-    let heavy_travel = space.body(heavy).unwrap().position().y - start;
-    let light_travel = space.body(light).unwrap().position().y - start;
+    let heavy_travel = space.body(heavy).unwrap().position().as_vec2().y - start;
+    let light_travel = space.body(light).unwrap().position().as_vec2().y - start;
     (worst, heavy_travel, light_travel, taken)
 }
 
@@ -887,8 +887,8 @@ fn pulley_with_a_ratio_moves_the_way_the_ratio_says() {
         }
         let expected = discrete_travel(accel, &taken);
         let (ya, yb) = (
-            space.body(a).unwrap().position().y + 2.0,
-            space.body(b).unwrap().position().y + 2.0,
+            space.body(a).unwrap().position().as_vec2().y + 2.0,
+            space.body(b).unwrap().position().as_vec2().y + 2.0,
         );
         println!(
             "pulley 3 bodies, ratio 2, equality {equality}: worst violation {worst:.3e}; mass-1 weight moved {ya:.4} (expected -{expected:.4}), mass-1.5 weight moved {yb:.4} (expected {:.4})",
@@ -956,7 +956,7 @@ fn pulley_two_bodies_a_block_riding_a_rope_loop() {
                     joint.joint_min,
                     joint.joint_max,
                 ));
-                let p = space.body(block).unwrap().position();
+                let p = space.body(block).unwrap().position().as_vec2();
                 lowest = lowest.min(p.y + 1.0);
                 rightmost = rightmost.max(p.x);
             }

@@ -50,8 +50,8 @@ impl WeldLike for HandWeld {
 }
 
 fn separation(space: &Space, b1: BodyHandle, b2: BodyHandle, a1: Vec2, a2: Vec2) -> f32 {
-    let p1 = space.body(b1).unwrap().world_point(a1);
-    let p2 = space.body(b2).unwrap().world_point(a2);
+    let p1 = space.body(b1).unwrap().world_point(a1).as_vec2();
+    let p2 = space.body(b2).unwrap().world_point(a2).as_vec2();
     (p2 - p1).length()
 }
 
@@ -80,7 +80,7 @@ pub fn pendulum_chain<P: PivotLike>() -> f32 {
         for &(b1, b2, a1, a2) in &joints {
             worst = worst.max(separation(&space, b1, b2, a1, a2));
         }
-        lowest = lowest.min(space.body(previous.0).unwrap().position().y);
+        lowest = lowest.min(space.body(previous.0).unwrap().position().as_vec2().y);
     }
     assert!(
         lowest < -10.0,
@@ -139,7 +139,7 @@ pub fn soft_pivot_period<P: PivotLike>() -> f32 {
     let mut last = 0.1f32;
     for step in 1..=240 {
         space.step(DT);
-        let x = space.body(bob).unwrap().position().x;
+        let x = space.body(bob).unwrap().position().as_vec2().x;
         if x.signum() != last.signum() {
             // Linear interpolation of the crossing time within the step.
             let t = (step as f32 - 1.0 + last / (last - x)) * DT;

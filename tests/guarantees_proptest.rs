@@ -314,7 +314,7 @@ fn violation<T: Constraint<D, B>, const D: usize, const B: usize>(
         return 0.0;
     }
     let joint = space.constraint(h).unwrap();
-    let poses: [Pose; B] = joint.bodies().map(|b| space.body(b).unwrap().pose());
+    let poses: [Pose; B] = space.constraint_poses(h).unwrap();
     let c = joint.position_error(&poses);
     let bounds = joint.bounds();
     (0..D)

@@ -146,9 +146,9 @@ fn hand_pivot_pendulum_keeps_its_length() {
     for _ in 0..300 {
         space.step(1.0 / 60.0);
         let b = space.body(bob).unwrap();
-        let length = (b.position() - anchor).length();
+        let length = (b.position().as_vec2() - anchor).length();
         assert!((length - 1.0).abs() < 1e-3, "pendulum length {length}");
-        lowest = lowest.min(b.position().y);
+        lowest = lowest.min(b.position().as_vec2().y);
     }
     // It really swung (down to about one unit below the pivot).
     assert!(lowest < anchor.y - 0.9, "lowest point {lowest}");
@@ -257,7 +257,7 @@ fn hand_rope_limit_pulls_but_never_pushes() {
     let mut max_len = 0.0f32;
     for _ in 0..120 {
         space.step(1.0 / 60.0);
-        let len = space.body(bob).unwrap().position().length();
+        let len = space.body(bob).unwrap().position().as_vec2().length();
         max_len = max_len.max(len);
         let j = space.impulse(rope).unwrap()[0];
         assert!(j <= 0.0, "a rope only pulls (impulse {j})");
@@ -686,7 +686,7 @@ fn differential(name: &str, scene: impl Fn(&mut Space, bool) -> Vec<ImpulseReade
             trajectory.push(
                 space
                     .bodies()
-                    .map(|(_, b)| (b.position(), b.angle() as f32))
+                    .map(|(_, b)| (b.position().as_vec2(), b.angle() as f32))
                     .collect::<Vec<_>>(),
             );
         }
@@ -979,7 +979,13 @@ fn add_pulley_range(
 
 /// The pulley's current total length, to start it satisfied.
 fn pulley_length(space: &Space, bodies: [BodyHandle; 4], anchors: [Vec2; 4], ratio: f32) -> f32 {
-    let p = |i: usize| space.body(bodies[i]).unwrap().world_point(anchors[i]);
+    let p = |i: usize| {
+        space
+            .body(bodies[i])
+            .unwrap()
+            .world_point(anchors[i])
+            .as_vec2()
+    };
     (p(1) - p(0)).length() + ratio * (p(3) - p(2)).length()
 }
 

@@ -340,7 +340,7 @@ fn a_hanging_chain_breaks_at_the_overloaded_link_only() {
     // The rest of the chain has fallen, still linked.
     let y: Vec<f32> = links
         .iter()
-        .map(|&l| space.body(l).unwrap().position().y)
+        .map(|&l| space.body(l).unwrap().position().as_vec2().y)
         .collect();
     assert!(y[0] < -5.0, "{y:?} (broke at step {steps_to_break:?})");
     for pair in y.windows(2) {
@@ -397,12 +397,12 @@ fn break_under_error_deactivates_a_pulled_apart_joint_and_keeps_its_handle() {
         [h.id()]
     );
     // Inactive: it no longer holds the body, reports nothing and breaks no more.
-    let y0 = space.body(d).unwrap().position().y;
+    let y0 = space.body(d).unwrap().position().as_vec2().y;
     for _ in 0..30 {
         space.step(DT);
         assert!(space.broken_constraints().is_empty());
     }
-    assert!(space.body(d).unwrap().position().y < y0 - 1.0);
+    assert!(space.body(d).unwrap().position().as_vec2().y < y0 - 1.0);
     assert_eq!(space.impulse(h).unwrap(), [0.0; 2]);
     // Put the body back and reactivate: it holds again.
     {
@@ -423,7 +423,7 @@ fn break_under_error_deactivates_a_pulled_apart_joint_and_keeps_its_handle() {
         space.step(DT);
     }
     assert!(space.broken_constraints().is_empty());
-    assert!((space.body(d).unwrap().position() - Vec2::new(0.0, -1.0)).length() < 1e-3);
+    assert!((space.body(d).unwrap().position().as_vec2() - Vec2::new(0.0, -1.0)).length() < 1e-3);
 }
 
 #[test]
@@ -443,7 +443,7 @@ fn a_soft_joint_breaks_under_error_when_pulled_apart() {
     let mut last_distance = 0.0;
     for _ in 0..600 {
         space.apply_force(d, Vec2::new(100.0, 0.0)).unwrap();
-        last_distance = space.body(d).unwrap().position().length();
+        last_distance = space.body(d).unwrap().position().as_vec2().length();
         space.step(DT);
         if let Some(e) = space.broken_constraints().first() {
             event = Some(*e);
@@ -494,9 +494,9 @@ fn a_soft_joint_with_max_force_cannot_hold_a_heavier_weight() {
         if holds {
             // Hangs with the spring's small static sag g/ω² ≈ 1 cm.
             assert!(
-                (body.position() - Vec2::new(0.0, -1.0)).length() < 0.02,
+                (body.position().as_vec2() - Vec2::new(0.0, -1.0)).length() < 0.02,
                 "{mass} kg: {}",
-                body.position()
+                body.position().as_vec2()
             );
             assert!((force - mass * 10.0).abs() < 0.1, "{mass} kg: {force} N");
         } else {
@@ -507,7 +507,11 @@ fn a_soft_joint_with_max_force_cannot_hold_a_heavier_weight() {
                 "{mass} kg: {} vs {expected}",
                 body.velocity()
             );
-            assert!(body.position().y < -3.0, "{mass} kg: {}", body.position());
+            assert!(
+                body.position().as_vec2().y < -3.0,
+                "{mass} kg: {}",
+                body.position().as_vec2()
+            );
             assert!(
                 (force - MAX_FORCE).abs() < 1e-4 * MAX_FORCE,
                 "{mass} kg: {force} N"
@@ -554,7 +558,7 @@ fn max_force_clamps_motors_but_not_stiff_positional_joints() {
     for _ in 0..60 {
         space.step(DT);
     }
-    assert!((space.body(d).unwrap().position() - Vec2::new(0.0, -1.0)).length() < 1e-4);
+    assert!((space.body(d).unwrap().position().as_vec2() - Vec2::new(0.0, -1.0)).length() < 1e-4);
     let omega = space.body(wheel).unwrap().angular_velocity();
     assert!((omega - 2.0).abs() < 1e-3, "{omega}");
     assert!((space.impulse(motor).unwrap()[0] - 2.0 * DT).abs() < 1e-6);
@@ -708,8 +712,11 @@ fn changing_a_body_revalidates_and_reindexes_the_slots() {
     for _ in 0..60 {
         space.step(DT);
     }
-    assert!(space.body(a).unwrap().position().y < -2.0, "a is free");
-    let pb = space.body(b).unwrap().position();
+    assert!(
+        space.body(a).unwrap().position().as_vec2().y < -2.0,
+        "a is free"
+    );
+    let pb = space.body(b).unwrap().position().as_vec2();
     assert!(
         (pb - Vec2::new(2.0, -1.0)).length() < 1e-2,
         "b is held: {pb}"
@@ -778,7 +785,8 @@ fn making_two_slots_share_a_body_recomputes_the_aliasing() {
         space.step(DT);
     }
     let c = *space.constraint(h).unwrap();
-    let p = |body: BodyHandle, anchor: Vec2| space.body(body).unwrap().world_point(anchor);
+    let p =
+        |body: BodyHandle, anchor: Vec2| space.body(body).unwrap().world_point(anchor).as_vec2();
     let length = (p(c.body2, c.anchor2) - p(c.body1, c.anchor1)).length()
         + c.ratio * (p(c.body4, c.anchor4) - p(c.body3, c.anchor3)).length();
     assert!((length - 2.0).abs() < 1e-3, "{length}");
@@ -888,7 +896,7 @@ fn removing_a_body_leaves_no_constraint_referring_to_it() {
     for _ in 0..10 {
         space.step(DT);
     }
-    let pe = space.body(e).unwrap().position();
+    let pe = space.body(e).unwrap().position().as_vec2();
     assert!((pe - Vec2::new(0.5, 0.0)).length() < 1e-5, "{pe}");
 }
 
@@ -973,7 +981,7 @@ fn ignore_is_stored_and_does_not_change_the_simulation() {
             space.step(DT);
         }
         assert_eq!(space.settings(h).unwrap().ignore, ignore);
-        space.body(d).unwrap().position()
+        space.body(d).unwrap().position().as_vec2()
     };
     assert_eq!(run(true), run(false));
 }
@@ -1026,7 +1034,7 @@ fn handles_name_their_joints_after_the_sweep_order_changes() {
                 // bodies, and, on a column's joints, holding the mesh up.
                 let (on_a, _) = space.body_impulse(handle, a).unwrap();
                 let (on_b, _) = space.body_impulse(handle, b).unwrap();
-                let x = |body| space.body(body).unwrap().position().x;
+                let x = |body| space.body(body).unwrap().position().as_vec2().x;
                 assert!(x(a) != x(b) || on_b.y > 0.0, "{on_b}");
                 assert!((on_a + on_b).length() <= 1e-5 * on_b.length());
             }

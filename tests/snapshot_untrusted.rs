@@ -31,22 +31,23 @@ mod space_at {
     /// The first body slot: its generation, a live flag, then the body.
     pub const BODIES: usize = HEADER_LEN + 46;
     /// The bytes of a live body slot.
-    pub const BODY_SLOT: usize = 4 + 1 + 53;
+    pub const BODY_SLOT: usize = 4 + 1 + 61;
 }
 
 /// The offsets of a body's fields in a live body slot.
 mod body_at {
     pub const KIND: usize = 5;
+    /// Two `f64`s.
     pub const POSITION: usize = 6;
-    pub const COS: usize = 14;
-    pub const SIN: usize = 18;
-    pub const TURNS: usize = 22;
-    pub const VELOCITY: usize = 26;
-    pub const ANGULAR_VELOCITY: usize = 34;
-    pub const FORCE: usize = 38;
-    pub const TORQUE: usize = 46;
-    pub const MASS: usize = 50;
-    pub const INERTIA: usize = 54;
+    pub const COS: usize = 22;
+    pub const SIN: usize = 26;
+    pub const TURNS: usize = 30;
+    pub const VELOCITY: usize = 34;
+    pub const ANGULAR_VELOCITY: usize = 42;
+    pub const FORCE: usize = 46;
+    pub const TORQUE: usize = 54;
+    pub const MASS: usize = 58;
+    pub const INERTIA: usize = 62;
 }
 
 /// The offsets of a [`HandLevel`]'s entry after its own fields, as its store writes it
@@ -150,15 +151,36 @@ fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 /// error names is the one written.
 #[track_caller]
 fn assert_refused(bytes: &[u8], at: usize, values: &[f32], field: &str) {
-    for &x in values {
-        match decode(&edited(bytes, at, &x.to_le_bytes())) {
+    let written: Vec<_> = values
+        .iter()
+        .map(|x| (x.to_le_bytes().to_vec(), x.to_string()))
+        .collect();
+    assert_refused_as(bytes, at, &written, field);
+}
+
+/// [`assert_refused`] of `f64` values (a position's coordinates).
+#[track_caller]
+fn assert_refused_f64(bytes: &[u8], at: usize, values: &[f64], field: &str) {
+    let written: Vec<_> = values
+        .iter()
+        .map(|x| (x.to_le_bytes().to_vec(), x.to_string()))
+        .collect();
+    assert_refused_as(bytes, at, &written, field);
+}
+
+/// Each of `values` (its bytes, and the value as the error prints it) written at `at` is
+/// refused as an invalid `field`.
+#[track_caller]
+fn assert_refused_as(bytes: &[u8], at: usize, values: &[(Vec<u8>, String)], field: &str) {
+    for (written, x) in values {
+        match decode(&edited(bytes, at, written)) {
             Err(SnapshotError::InvalidValue {
                 field: found,
                 value,
                 ..
             }) => {
                 assert_eq!(found, field, "{x} at {at}");
-                assert!(value.contains(&x.to_string()), "{value} names {x}");
+                assert!(value.contains(x.as_str()), "{value} names {x}");
             }
             other => panic!("{x} written as `{field}`: {other:?}"),
         }
@@ -243,9 +265,10 @@ fn every_field_of_a_body_refuses_non_finite_and_out_of_range_values() {
         let at = |offset: usize| slot(i) + offset;
         let field = |name: &str| format!("bodies[{i}].{name}");
         for axis in [0, 4] {
-            let position = at(body_at::POSITION + axis);
-            assert_refused(&bytes, position, &NON_FINITE, &field("position"));
-            assert_refused(&bytes, position, &[2e9, -2e9], &field("position"));
+            let position = at(body_at::POSITION + 2 * axis);
+            let non_finite = NON_FINITE.map(f64::from);
+            assert_refused_f64(&bytes, position, &non_finite, &field("position"));
+            assert_refused_f64(&bytes, position, &[2e9, -2e9], &field("position"));
             let velocity = at(body_at::VELOCITY + axis);
             assert_refused(&bytes, velocity, &NON_FINITE, &field("velocity"));
             assert_refused(&bytes, velocity, &[2e6], &field("velocity"));

@@ -34,7 +34,7 @@ fn wrapped(x: f64) -> f64 {
 fn drawn(space: &Space, h: BodyHandle) -> f64 {
     let b = space.body(h).unwrap();
     let axis = b.world_point(Vec2::X) - b.world_point(Vec2::ZERO);
-    f64::from(axis.y).atan2(f64::from(axis.x))
+    axis.y.atan2(axis.x)
 }
 
 /// How far `Body::angle()` is from the drawn rotation, modulo whole turns.

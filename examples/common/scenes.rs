@@ -47,7 +47,7 @@ impl Scene {
     }
 
     /// Adds a static body at `position`.
-    pub fn anchor(&mut self, position: Vec2) -> BodyHandle {
+    pub fn anchor(&mut self, position: impl Into<nape::DVec2>) -> BodyHandle {
         self.space
             .add_body(Body::static_body().at(position))
             .expect("valid body")
@@ -83,7 +83,7 @@ impl Scene {
     fn separation(&self, a: BodyHandle, b: BodyHandle, la: Vec2, lb: Vec2) -> f32 {
         let pa = self.space.body(a).expect("body").world_point(la);
         let pb = self.space.body(b).expect("body").world_point(lb);
-        let d = pa.distance(pb);
+        let d = pa.distance(pb) as f32;
         if d.is_finite() { d } else { f32::INFINITY }
     }
 
@@ -182,13 +182,13 @@ impl Scene {
                 let (m, i) = (f64::from(b.mass()), f64::from(b.inertia()));
                 let v = b.velocity().as_dvec2();
                 let w = f64::from(b.angular_velocity());
-                0.5 * m * v.length_squared() + 0.5 * i * w * w + m * g * f64::from(b.position().y)
+                0.5 * m * v.length_squared() + 0.5 * i * w * w + m * g * b.position().y
             })
             .sum()
     }
 
     /// The poses of `bodies` as bits, for bit-for-bit comparisons.
-    pub fn pose_bits(&self, bodies: &[BodyHandle]) -> Vec<[u32; 5]> {
+    pub fn pose_bits(&self, bodies: &[BodyHandle]) -> Vec<[u64; 5]> {
         bodies
             .iter()
             .map(|&h| {
@@ -196,9 +196,9 @@ impl Scene {
                 [
                     p.position.x.to_bits(),
                     p.position.y.to_bits(),
-                    p.cos.to_bits(),
-                    p.sin.to_bits(),
-                    p.turns.cast_unsigned(),
+                    u64::from(p.cos.to_bits()),
+                    u64::from(p.sin.to_bits()),
+                    u64::from(p.turns.cast_unsigned()),
                 ]
             })
             .collect()
@@ -209,13 +209,14 @@ impl Scene {
     /// link centres, or (`hanging`) straight down at rest. Returns the links.
     pub fn add_chain(
         &mut self,
-        origin: Vec2,
+        origin: impl Into<nape::DVec2>,
         links: usize,
         hanging: bool,
         spacing: f32,
         mass: f32,
         inertia: f32,
     ) -> Vec<BodyHandle> {
+        let origin = origin.into();
         let anchor = self.anchor(origin);
         let mut previous = (anchor, Vec2::ZERO);
         let mut added = Vec::with_capacity(links);
@@ -228,7 +229,7 @@ impl Scene {
             };
             let link = self.dynamic(
                 Body::dynamic(mass, inertia)
-                    .at(origin + position)
+                    .at(origin + position.as_dvec2())
                     .with_angle(f64::from(angle)),
             );
             self.pin(previous.0, link, previous.1, Vec2::new(-0.5, 0.0));
@@ -308,7 +309,7 @@ impl Scene {
     ) {
         for &h in bodies {
             let mut b = self.space.body_mut(h).expect("body");
-            let r = b.position() - centre;
+            let r = (b.position() - centre.as_dvec2()).as_vec2();
             b.set_velocity(velocity + spin * Vec2::new(-r.y, r.x))
                 .expect("finite velocity");
             b.set_angular_velocity(spin).expect("finite spin");

@@ -230,7 +230,7 @@ impl World {
                 .space
                 .bodies()
                 .filter(|(_, b)| b.is_dynamic())
-                .map(|(_, b)| b.mass() * gravity.dot(b.position()))
+                .map(|(_, b)| b.mass() * gravity.dot(b.position().as_vec2()))
                 .sum::<f32>()
     }
 
@@ -251,7 +251,10 @@ impl World {
     /// The pose of a drawn body (the origin if it is gone).
     #[must_use]
     pub fn pose(&self, body: BodyHandle) -> Pose {
-        self.space.body(body).map(Body::pose).unwrap_or_default()
+        self.space
+            .body(body)
+            .map(|b| b.pose().to_f32())
+            .unwrap_or_default()
     }
 
     /// Every measured joint's picture, one list per joint, in the order they were added.
@@ -357,11 +360,10 @@ where
     T: Constraint<D, B>,
 {
     let joint = space.constraint(handle)?;
-    let mut poses = [Pose::default(); B];
+    let poses = space.constraint_poses(handle)?;
     let mut velocities = [Velocity::default(); B];
     for (slot, body) in joint.bodies().into_iter().enumerate() {
         let body = space.body(body)?;
-        poses[slot] = body.pose();
         velocities[slot] = Velocity {
             linear: body.velocity(),
             angular: body.angular_velocity(),

@@ -46,6 +46,21 @@ pub struct Derivation {
     pub geometric_stiffness: Vec<[Id; 2]>,
     /// Which winding the raw angles (`Leaf::Pose(s, Dof::Angle)`) are read from.
     pub winding: Winding,
+    /// Whether every row is unchanged when all bodies move by the same vector
+    /// (`Σ_s ∂c/∂x_s ≡ 0` and `Σ_s ∂c/∂y_s ≡ 0`): then the solver may give the rows
+    /// positions relative to a body of theirs (`Constraint::translation_invariant`).
+    pub translation_invariant: bool,
+}
+
+/// Whether `rows` are identically unchanged by a uniform shift of every body's position.
+fn translation_invariant(graph: &mut Graph, rows: &[Id]) -> bool {
+    [Dof::X, Dof::Y].into_iter().all(|dof| {
+        let mut shift = Differentiator::uniform_shift(dof);
+        rows.iter().all(|&row| {
+            let sum = shift.derive(graph, row);
+            graph.is_const(sum, 0.0)
+        })
+    })
 }
 
 /// Which winding generated code reads the bodies' raw angles from: each slot's angle is
@@ -351,6 +366,7 @@ pub fn derive(
         .collect();
 
     let winding = winding(graph, rows);
+    let translation_invariant = translation_invariant(graph, rows);
 
     let geometric_stiffness = match mode {
         Mode::Position => (0..bodies)
@@ -372,6 +388,7 @@ pub fn derive(
         impulse,
         geometric_stiffness,
         winding,
+        translation_invariant,
     })
 }
 

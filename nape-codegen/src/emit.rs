@@ -367,6 +367,14 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
     let velocity_only = model.mode == Mode::Velocity;
     let has_limits = model.limits.is_some();
     let private = quote!(#krate::__private);
+    let translation_invariant = derivation.translation_invariant.then(|| {
+        quote! {
+            #[inline]
+            fn translation_invariant(&self) -> bool {
+                true
+            }
+        }
+    });
 
     // position_error
     let position_error = if velocity_only {
@@ -444,6 +452,8 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
             fn set_bodies(&mut self, __bodies: [#private::BodyHandle; #bodies]) {
                 [#(#set_targets),*] = __bodies;
             }
+
+            #translation_invariant
 
             fn validate(&self) -> ::core::result::Result<(), #private::InvalidParameter> {
                 #validate

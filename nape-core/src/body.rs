@@ -3,7 +3,7 @@
 //! The world is y-up; angles are in radians, counter-clockwise. A body's position is its
 //! centre of mass, and its inertia is taken about that point.
 
-use glam::Vec2;
+use glam::{DVec2, Vec2};
 
 use crate::error::Error;
 use crate::limits::{
@@ -11,7 +11,7 @@ use crate::limits::{
     MIN_MASS,
 };
 pub use crate::types::BodyHandle;
-use crate::types::{InverseMass, Pose, Velocity};
+use crate::types::{InverseMass, Pose, Velocity, WorldPose};
 
 /// How a body takes part in the simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,7 +97,7 @@ impl MassProperties {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
     pub(crate) kind: BodyKind,
-    pub(crate) pose: Pose,
+    pub(crate) pose: WorldPose,
     pub(crate) velocity: Velocity,
     pub(crate) force: Vec2,
     pub(crate) torque: f32,
@@ -128,7 +128,7 @@ impl Body {
     pub fn dynamic(mass: f32, inertia: f32) -> Self {
         Self {
             kind: BodyKind::Dynamic,
-            pose: Pose::default(),
+            pose: WorldPose::default(),
             velocity: Velocity::default(),
             force: Vec2::ZERO,
             torque: 0.0,
@@ -192,9 +192,10 @@ impl Body {
         Self::dynamic(p.mass, p.inertia)
     }
 
-    /// This body at `position` (m; each coordinate within [`MAX_COORDINATE`]).
+    /// This body at `position` (m, absolute: a `Vec2` or a `DVec2`; each coordinate
+    /// within [`MAX_COORDINATE`]).
     #[must_use]
-    pub fn at(mut self, position: Vec2) -> Self {
+    pub fn at(mut self, position: impl Into<DVec2>) -> Self {
         self.set_position(position);
         self
     }
@@ -234,15 +235,16 @@ impl Body {
         self.kind == BodyKind::Dynamic
     }
 
-    /// The body's placement (position, rotation and winding).
+    /// The body's placement (absolute position in `f64`, rotation and winding).
     #[must_use]
-    pub fn pose(&self) -> Pose {
+    pub fn pose(&self) -> WorldPose {
         self.pose
     }
 
-    /// World position of the centre of mass, in m.
+    /// World position of the centre of mass, in m, in `f64`: what the body holds, exact
+    /// to a nanometre a thousand kilometres from the origin.
     #[must_use]
-    pub fn position(&self) -> Vec2 {
+    pub fn position(&self) -> DVec2 {
         self.pose.position
     }
 
@@ -255,9 +257,10 @@ impl Body {
         self.pose.total_angle()
     }
 
-    /// Moves the body to `position` (m; checked by [`Body::validate`] when it is added).
-    pub fn set_position(&mut self, position: Vec2) {
-        self.pose.position = position;
+    /// Moves the body to `position` (m, absolute; checked by [`Body::validate`] when it
+    /// is added).
+    pub fn set_position(&mut self, position: impl Into<DVec2>) {
+        self.pose.position = position.into();
     }
 
     /// Rotates the body to `angle` (rad, CCW): its whole turns and the rotation of the
@@ -266,9 +269,9 @@ impl Body {
         self.pose = Pose::new(self.pose.position, angle);
     }
 
-    /// World position (m) of a body-local point (m).
+    /// World position (m, `f64`) of a body-local point (m).
     #[must_use]
-    pub fn world_point(&self, local: Vec2) -> Vec2 {
+    pub fn world_point(&self, local: Vec2) -> DVec2 {
         self.pose.world_point(local)
     }
 
@@ -313,9 +316,11 @@ impl Body {
 
     /// Adds `force` (N) applied at the world point `point` (m): the force plus the torque
     /// `(point − position) × force`).
-    pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) {
+    pub fn apply_force_at(&mut self, force: Vec2, point: impl Into<DVec2>) {
         self.force += force;
-        self.torque += (point - self.pose.position).perp_dot(force);
+        self.torque += (point.into() - self.pose.position)
+            .as_vec2()
+            .perp_dot(force);
     }
 
     /// Adds `torque` (N·m, CCW positive) for the next step.
@@ -388,7 +393,7 @@ impl Body {
         self.velocity
     }
 
-    pub(crate) fn set_state(&mut self, pose: Pose, velocity: Velocity) {
+    pub(crate) fn set_state(&mut self, pose: WorldPose, velocity: Velocity) {
         self.pose = pose;
         self.velocity = velocity;
     }
@@ -412,7 +417,7 @@ impl Body {
     /// [`Error::InvalidValue`] naming the field (what a snapshot's decoder reports).
     pub(crate) fn check_values(&self) -> Result<(), Error> {
         let p = self.pose.position;
-        if !(p.is_finite() && p.abs().max_element() <= MAX_COORDINATE) {
+        if !(p.is_finite() && p.abs().max_element() <= f64::from(MAX_COORDINATE)) {
             return Err(invalid(
                 "position",
                 p,
@@ -562,7 +567,8 @@ impl<'a> BodyMut<'a> {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
-    pub fn set_position(&mut self, position: Vec2) -> Result<(), Error> {
+    pub fn set_position(&mut self, position: impl Into<DVec2>) -> Result<(), Error> {
+        let position = position.into();
         self.change(|b| b.set_position(position))
     }
 
@@ -602,7 +608,8 @@ impl<'a> BodyMut<'a> {
     ///
     /// # Errors
     /// [`Error::InvalidBody`] (see [`Body::validate`]); the body is unchanged.
-    pub fn apply_force_at(&mut self, force: Vec2, point: Vec2) -> Result<(), Error> {
+    pub fn apply_force_at(&mut self, force: Vec2, point: impl Into<DVec2>) -> Result<(), Error> {
+        let point = point.into();
         if !point.is_finite() {
             return Err(invalid_body(invalid("point", point, "finite".to_string())));
         }

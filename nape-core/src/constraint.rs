@@ -194,6 +194,16 @@ pub trait Constraint<const DIM: usize, const BODIES: usize>: Clone + Send + Sync
         [Bounds::ZERO; DIM]
     }
 
+    /// Whether `c`, and so `J` and `K`, are unchanged when every body moves by the same
+    /// vector (`Σ_s ∂c/∂x_s ≡ 0` and the same in `y`), as every joint between bodies'
+    /// points is. Then the solver passes every method that takes poses the positions
+    /// relative to the first slot's body, so the constraint keeps `f32` precision of its
+    /// own size however far from the origin it is; otherwise (the default, right for
+    /// any constraint) world positions rounded to `f32`. `#[constraint]` derives it.
+    fn translation_invariant(&self) -> bool {
+        false
+    }
+
     /// `c(q)` for the poses of the slots, before the bounds are applied.
     fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM];
 

@@ -6,16 +6,16 @@
 
 use std::any::Any;
 
-use glam::Vec2;
+use glam::{DVec2, Vec2};
 
 use crate::body::{Body, BodyHandle, BodyKind};
 use crate::constraint::{InvalidParameter, JacobianCache};
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
-use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
+use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Position, Velocity};
 
 /// The version of the byte form this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Why bytes could not be read back into a [`Snapshot`](crate::Snapshot), or a snapshot not written.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,7 +169,7 @@ macro_rules! number {
     )*};
 }
 
-number!(u8, u32, u64, i32, f32);
+number!(u8, u32, u64, i32, f32, f64);
 
 impl SnapshotFields for bool {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
@@ -242,6 +242,15 @@ impl SnapshotFields for Vec2 {
     }
 }
 
+impl SnapshotFields for DVec2 {
+    fn write_snapshot(&self, out: &mut Vec<u8>) {
+        [self.x, self.y].write_snapshot(out);
+    }
+    fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
+        <[f64; 2]>::read_snapshot(input).map(DVec2::from_array)
+    }
+}
+
 impl SnapshotFields for BodyHandle {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
         [self.space, self.index, self.generation].write_snapshot(out);
@@ -265,7 +274,7 @@ impl<const N: usize> SnapshotFields for JacobianCache<N> {
     }
 }
 
-impl SnapshotFields for Pose {
+impl<P: Position + SnapshotFields> SnapshotFields for Pose<P> {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
         (self.position, [self.cos, self.sin], self.turns).write_snapshot(out);
     }

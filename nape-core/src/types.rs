@@ -2,7 +2,7 @@
 //! events a step reports. Nothing here depends on the solver or the space, so both build
 //! on it without importing each other.
 
-use glam::Vec2;
+use glam::{DVec2, Vec2};
 
 const TAU64: f64 = std::f64::consts::TAU;
 
@@ -51,11 +51,21 @@ impl BodyHandle {
 /// with agree however far it has turned. A body that has wound many turns still has its
 /// rotation to `f32` precision; [`angle_from`](Self::angle_from) reads an angle relative
 /// to another winding, exact to that precision whatever the two bodies' turns.
+///
+/// The position is `P`: a [`WorldPose`] (`Pose<DVec2>`) holds a body's absolute position
+/// in `f64`, as bodies, the solver and snapshots keep it, exact to 1e-9 m a thousand km
+/// out; a `Pose` (`Pose<Vec2>`) is what constraints read, in `f32`, in the frame the
+/// solver gives them: relative to their first body where
+/// [`Constraint::translation_invariant`](crate::Constraint::translation_invariant) says
+/// they may be read so, so that joints stay exact to `f32` precision of their own size
+/// however far from the origin they are, else in world coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pose {
-    /// World position of the body's origin (its centre of mass), in m; each coordinate
-    /// within [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space.
-    pub position: Vec2,
+pub struct Pose<P: Position = Vec2> {
+    /// Position of the body's origin (its centre of mass), in m: absolute in a
+    /// [`WorldPose`], each coordinate within
+    /// [`MAX_COORDINATE`](crate::limits::MAX_COORDINATE) for a body in a space; in a
+    /// constraint's frame in a `Pose`.
+    pub position: P,
     /// `cos θ`: with [`sin`](Self::sin) a unit vector, to a few ulps.
     pub cos: f32,
     /// `sin θ`.
@@ -66,14 +76,39 @@ pub struct Pose {
     pub turns: i32,
 }
 
-impl Pose {
+/// A body's pose in the world: its position in `f64`.
+pub type WorldPose = Pose<DVec2>;
+
+/// A coordinate pair a [`Pose`] holds: `Vec2` in a constraint's frame, `DVec2` in the
+/// world.
+pub trait Position: Copy + PartialEq + Default + std::fmt::Debug {
+    /// The position moved by `d` (m).
+    #[must_use]
+    fn offset(self, d: Vec2) -> Self;
+}
+
+impl Position for Vec2 {
+    #[inline(always)]
+    fn offset(self, d: Vec2) -> Self {
+        self + d
+    }
+}
+
+impl Position for DVec2 {
+    #[inline(always)]
+    fn offset(self, d: Vec2) -> Self {
+        self + d.as_dvec2()
+    }
+}
+
+impl<P: Position> Pose<P> {
     /// The pose at `position` (m) rotated by `angle` radians (CCW): `angle` split into
     /// whole turns and a rotation in `(−π, π]`, computed in `f64`. An angle that is not
     /// finite, or whose turns do not fit an `i32`, gives a NaN rotation, which no space
     /// accepts.
     #[must_use]
     #[allow(clippy::cast_possible_truncation)]
-    pub fn new(position: Vec2, angle: f64) -> Self {
+    pub fn new(position: P, angle: f64) -> Self {
         let turns = (angle / TAU64).round();
         if turns.is_nan() || turns.abs() > f64::from(i32::MAX) {
             return Self {
@@ -190,7 +225,7 @@ impl Pose {
     /// nearest angle to this pose's: the pose of a body that has turned by less than half
     /// a turn since it was at this one, read from a host engine that keeps rotations only.
     #[must_use]
-    pub fn with_rotation(&self, position: Vec2, cos: f32, sin: f32) -> Self {
+    pub fn with_rotation(&self, position: P, cos: f32, sin: f32) -> Self {
         let whole = (self.principal_angle() - sin.atan2(cos)) / std::f32::consts::TAU;
         #[allow(clippy::cast_possible_truncation)]
         let crossed = whole.round() as i32;
@@ -210,7 +245,7 @@ impl Pose {
     #[must_use]
     #[inline]
     pub fn integrate(&self, v: Velocity, h: f32) -> Self {
-        let position = self.position + v.linear * h;
+        let position = self.position.offset(v.linear * h);
         let delta = v.angular * h;
         if delta == 0.0 {
             return Self { position, ..*self };
@@ -253,7 +288,7 @@ impl Pose {
         let d2 = delta * delta;
         let (sin, cos) = (delta - delta * d2 * (1.0 / 6.0), 1.0 - 0.5 * d2);
         Self {
-            position: self.position + d.linear,
+            position: self.position.offset(d.linear),
             ..self.turned(cos, sin)
         }
     }
@@ -284,11 +319,82 @@ impl Pose {
         let angular = d.angular.clamp(-quarter, quarter);
         self.integrate(Velocity { linear, angular }, 1.0)
     }
+}
 
-    /// The world position (m) of a body-local point (m).
+impl Pose {
+    /// The position (m) of a body-local point (m), in the pose's frame.
     #[must_use]
     pub fn world_point(&self, local: Vec2) -> Vec2 {
         self.position + self.rotate(local)
+    }
+
+    /// The pose placed in the world: its position taken as absolute.
+    #[must_use]
+    pub fn to_world(&self) -> WorldPose {
+        self.with_position(self.position.as_dvec2())
+    }
+}
+
+impl WorldPose {
+    /// The world position (m) of a body-local point (m).
+    #[must_use]
+    pub fn world_point(&self, local: Vec2) -> DVec2 {
+        self.position + self.rotate(local).as_dvec2()
+    }
+
+    /// The pose in the frame whose origin is `origin`: its position `self.position −
+    /// origin` in `f32`, exact to `f32` precision of that difference.
+    #[must_use]
+    #[inline(always)]
+    pub fn relative_to(&self, origin: DVec2) -> Pose {
+        self.with_position((self.position - origin).as_vec2())
+    }
+
+    /// The pose in world coordinates rounded to `f32`: what a constraint that is not
+    /// translation invariant, and debug drawing, read.
+    #[must_use]
+    #[inline(always)]
+    pub fn to_f32(&self) -> Pose {
+        self.with_position(self.position.as_vec2())
+    }
+}
+
+impl<P: Position> Pose<P> {
+    /// The same rotation and winding at `position`.
+    #[must_use]
+    #[inline(always)]
+    pub fn with_position<Q: Position>(&self, position: Q) -> Pose<Q> {
+        Pose {
+            position,
+            cos: self.cos,
+            sin: self.sin,
+            turns: self.turns,
+        }
+    }
+}
+
+/// The poses of `bodies` (indices into `poses`) as a constraint reads them: relative to
+/// the first body's position where `relative` (a translation-invariant constraint), else
+/// in world coordinates rounded to `f32`.
+#[must_use]
+#[inline(always)]
+pub(crate) fn frame_poses<const B: usize>(
+    poses: &[WorldPose],
+    bodies: &[usize; B],
+    relative: bool,
+) -> [Pose; B] {
+    in_frame(&std::array::from_fn(|s| poses[bodies[s]]), relative)
+}
+
+/// World poses in a constraint's frame (see [`frame_poses`]).
+#[must_use]
+#[inline(always)]
+pub(crate) fn in_frame<const B: usize>(world: &[WorldPose; B], relative: bool) -> [Pose; B] {
+    if relative {
+        let origin = world[0].position;
+        std::array::from_fn(|s| world[s].relative_to(origin))
+    } else {
+        std::array::from_fn(|s| world[s].to_f32())
     }
 }
 
@@ -354,9 +460,9 @@ fn turn_series(delta: f32) -> (f32, f32) {
     (sin, cos)
 }
 
-impl Default for Pose {
+impl<P: Position> Default for Pose<P> {
     fn default() -> Self {
-        Self::new(Vec2::ZERO, 0.0)
+        Self::new(P::default(), 0.0)
     }
 }
 
@@ -529,7 +635,7 @@ mod tests {
     fn the_turn_series_is_sine_and_cosine_to_f32_precision_up_to_its_limit() {
         let steps = 10_000;
         for k in -steps..=steps {
-            let delta = Pose::SERIES_TURN * k as f32 / steps as f32;
+            let delta = <Pose>::SERIES_TURN * k as f32 / steps as f32;
             let (sin, cos) = turn_series(delta);
             let exact = f64::from(delta);
             assert!((f64::from(sin) - exact.sin()).abs() < 2e-7, "sin {delta}");

@@ -307,6 +307,11 @@ impl Constraint<1, 2> for HandDistance {
     fn set_bodies(&mut self, bodies: [BodyHandle; 2]) {
         [self.body1, self.body2] = bodies;
     }
+
+    // A joint between the bodies' points: the same at any common offset of them.
+    fn translation_invariant(&self) -> bool {
+        true
+    }
     fn validate(&self) -> Result<(), InvalidParameter> {
         not_nan(Self::NAME, "joint_min", self.joint_min)?;
         not_nan(Self::NAME, "joint_max", self.joint_max)?;
@@ -424,6 +429,11 @@ impl Constraint<2, 2> for HandLine {
     }
     fn set_bodies(&mut self, bodies: [BodyHandle; 2]) {
         [self.body1, self.body2] = bodies;
+    }
+
+    // A joint between the bodies' points: the same at any common offset of them.
+    fn translation_invariant(&self) -> bool {
+        true
     }
     fn validate(&self) -> Result<(), InvalidParameter> {
         not_nan(Self::NAME, "joint_min", self.joint_min)?;
@@ -595,6 +605,11 @@ impl Constraint<1, 4> for HandPulley {
     }
     fn set_bodies(&mut self, bodies: [BodyHandle; 4]) {
         [self.body1, self.body2, self.body3, self.body4] = bodies;
+    }
+
+    // A joint between the bodies' points: the same at any common offset of them.
+    fn translation_invariant(&self) -> bool {
+        true
     }
     fn validate(&self) -> Result<(), InvalidParameter> {
         not_nan(Self::NAME, "joint_min", self.joint_min)?;

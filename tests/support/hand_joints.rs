@@ -92,6 +92,11 @@ impl Constraint<2, 2> for HandPivot {
         [self.body1, self.body2] = bodies;
     }
 
+    // A joint between the bodies' points: the same at any common offset of them.
+    fn translation_invariant(&self) -> bool {
+        true
+    }
+
     fn validate(&self) -> Result<(), InvalidParameter> {
         check_anchor(Self::NAME, "anchor1", self.anchor1)?;
         check_anchor(Self::NAME, "anchor2", self.anchor2)
@@ -186,6 +191,11 @@ impl Constraint<3, 2> for HandWeld {
 
     fn set_bodies(&mut self, bodies: [BodyHandle; 2]) {
         [self.body1, self.body2] = bodies;
+    }
+
+    // A joint between the bodies' points: the same at any common offset of them.
+    fn translation_invariant(&self) -> bool {
+        true
     }
 
     fn validate(&self) -> Result<(), InvalidParameter> {

@@ -76,8 +76,9 @@ pub fn motor_crank(minutes: f64) -> CrankRun {
     for _ in 0..steps(minutes) {
         space.step((1.0 / HZ) as f32);
         let (c, b) = (space.body(crank).unwrap(), space.body(bar).unwrap());
-        weld = weld.max((c.pose().world_point(half) - b.pose().world_point(bar_end)).length());
-        pin = pin.max(c.pose().world_point(-half).length());
+        weld =
+            weld.max((c.pose().world_point(half) - b.pose().world_point(bar_end)).length() as f32);
+        pin = pin.max(c.pose().world_point(-half).length() as f32);
     }
     CrankRun {
         pin,

@@ -47,7 +47,7 @@ pub fn energy(space: &Space, bodies: &[BodyHandle]) -> f64 {
         .iter()
         .map(|&b| {
             let body = space.body(b).unwrap();
-            f64::from(body.mass()) * GRAVITY * f64::from(body.position().y)
+            f64::from(body.mass()) * GRAVITY * body.position().y
         })
         .sum();
     kinetic_energy(space, bodies) + potential
@@ -75,7 +75,7 @@ pub fn momentum(space: &Space, bodies: &[BodyHandle]) -> ([f64; 2], f64) {
         let body = space.body(b).unwrap();
         let (m, i) = (f64::from(body.mass()), f64::from(body.inertia()));
         let v = body.velocity().as_dvec2();
-        let x = body.position().as_dvec2();
+        let x = body.position();
         linear[0] += m * v.x;
         linear[1] += m * v.y;
         angular += m * x.perp_dot(v) + i * f64::from(body.angular_velocity());
@@ -89,7 +89,7 @@ pub fn distance_from(space: &Space, bodies: &[BodyHandle], reference: &ChainRefe
         .iter()
         .zip(reference.centres())
         .map(|(&b, c)| {
-            let p = space.body(b).unwrap().position().as_dvec2();
+            let p = space.body(b).unwrap().position();
             ((p.x - c[0]).powi(2) + (p.y - c[1]).powi(2)).sqrt()
         })
         .fold(0.0, f64::max)
@@ -144,7 +144,7 @@ pub fn swing_rod(amplitude: f64, seconds: f64, configure: impl Fn(&mut Space)) -
         drift = drift.max(change.abs());
         // The rod's angle from hanging: crosses zero upwards once per period.
         let body = space.body(bodies[0]).unwrap();
-        swing.push(f64::from(body.position().x));
+        swing.push(body.position().x);
     }
     RodRun {
         energy_drift: drift / swing_energy(1),
@@ -466,7 +466,7 @@ pub fn bounce_on_spring_in(
     let m = f64::from(space.body(body).unwrap().mass());
     let energy = |space: &Space| {
         let b = space.body(body).unwrap();
-        let (x, v) = (b.position().as_dvec2(), b.velocity().as_dvec2());
+        let (x, v) = (b.position(), b.velocity().as_dvec2());
         0.5 * m * v.length_squared()
             + m * GRAVITY * (x.y + sag)
             + 0.5 * m * omega * omega * (x.length_squared() - sag * sag)
@@ -477,7 +477,7 @@ pub fn bounce_on_spring_in(
     for _ in 0..(seconds * HZ).round() as usize {
         space.step((1.0 / HZ) as f32);
         drift = drift.max((energy(&space) - start).abs());
-        offsets.push(f64::from(space.body(body).unwrap().position().x));
+        offsets.push(space.body(body).unwrap().position().x);
     }
     SpringRun {
         period: mean_period(&offsets, 1.0 / HZ).unwrap_or(f64::NAN),
@@ -540,7 +540,7 @@ pub fn undamped_soft_limits() -> [SoftLimit; 2] {
                 space.add_constraint_with(distance, soft).unwrap();
             },
             potential: |space, b| {
-                let at = |h: BodyHandle| space.body(h).unwrap().position().as_dvec2();
+                let at = |h: BodyHandle| space.body(h).unwrap().position();
                 spring(
                     space,
                     b,

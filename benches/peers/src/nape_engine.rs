@@ -130,7 +130,7 @@ impl World for NapeWorld {
         for (pose, &handle) in poses.iter_mut().zip(&self.bodies) {
             let body = self.space.body(handle).expect("bodies are never removed");
             let position = body.position();
-            *pose = Pose::from_angle(f64::from(position.x), f64::from(position.y), body.angle());
+            *pose = Pose::from_angle(position.x, position.y, body.angle());
         }
     }
 }

@@ -133,6 +133,9 @@ pub struct Program {
     pub parameters: Tape,
     /// Which winding the tapes' angle inputs are read from.
     pub winding: Winding,
+    /// Whether the rows are unchanged when every body moves by the same vector, so that
+    /// the tapes may read positions relative to slot 0's body.
+    pub translation_invariant: bool,
 }
 
 /// Which winding a [`Program`]'s tapes read the bodies' angles from: the angle input
@@ -505,5 +508,6 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         stiffness,
         parameters,
         winding,
+        translation_invariant: derivation.translation_invariant,
     })
 }

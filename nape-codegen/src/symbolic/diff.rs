@@ -20,6 +20,8 @@ enum Variable {
     /// A turn `T` added to every raw angle leaf at once, the cosine and sine leaves held
     /// fixed: `Σ_s ∂/∂θ_s` over the raw angles alone.
     Turn,
+    /// A shift added to every body's position coordinate `Dof` at once: `Σ_s ∂/∂x_s`.
+    Shift(super::graph::Dof),
 }
 
 impl Differentiator {
@@ -41,6 +43,17 @@ impl Differentiator {
     pub fn uniform_turn() -> Self {
         Self {
             variable: Variable::Turn,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Differentiation by a shift of every body's position along `dof` (`X` or `Y`) at
+    /// once: `Σ_s ∂/∂x_s`. Where an expression's derivative by both shifts is
+    /// identically zero, it is unchanged when every body moves by the same vector.
+    #[must_use]
+    pub fn uniform_shift(dof: super::graph::Dof) -> Self {
+        Self {
+            variable: Variable::Shift(dof),
             memo: HashMap::new(),
         }
     }
@@ -182,6 +195,10 @@ impl Differentiator {
             Variable::Turn => {
                 let raw = matches!(leaf, Leaf::Pose(_, Dof::Angle));
                 return graph.constant(if raw { 1.0 } else { 0.0 });
+            }
+            Variable::Shift(dof) => {
+                let moved = matches!(leaf, Leaf::Pose(_, d) if d == dof);
+                return graph.constant(if moved { 1.0 } else { 0.0 });
             }
         };
         if leaf == variable {

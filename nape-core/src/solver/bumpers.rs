@@ -15,6 +15,7 @@
 //! bodies then are.
 
 use super::*;
+use crate::types::{WorldPose, frame_poses};
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// Each limit row's signed distance past its nearer bound at `position` (negative
@@ -80,11 +81,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn half_kick_limited(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
         h: f32,
     ) {
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let position = e.constraint.position_error(&slot_poses);
         let (w, error, _) = rows(&position, &e.constraint.bounds());
         let jacobian = e.constraint.jacobian(&slot_poses);
@@ -114,14 +116,15 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn take_back_exits(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
     ) {
         let Some(state) = c.springs() else { return };
         if state.open_kicks.iter().all(|&x| x == 0.0) {
             return;
         }
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let sides = Self::bound_sides(e, &e.constraint.position_error(&slot_poses));
         let back: [f32; D] = std::array::from_fn(|i| {
             let (before, now) = (state.bound_sides[i], sides[i]);

@@ -1,6 +1,7 @@
 //! The [`ErasedStore`] impl of [`Store`]: every phase of a substep over one constraint type.
 
 use super::*;
+use crate::types::{WorldPose, frame_poses};
 
 impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<T, D, B> {
     fn as_any(&self) -> &dyn Any {
@@ -106,7 +107,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn prepare(
         &mut self,
         substep: &Substep,
-        poses: &[Pose],
+        poses: &[WorldPose],
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
@@ -251,7 +252,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn correct_limits(
         &mut self,
-        poses: &mut [Pose],
+        poses: &mut [WorldPose],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         first: bool,
@@ -324,9 +325,26 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
+    fn rounding_scales(&self, poses: &[WorldPose], direct: &DirectSystem, floors: &mut [f32]) {
+        if self.direct_entries == 0 || T::VELOCITY_ONLY {
+            return;
+        }
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            let Some(slot) = c.direct else { continue };
+            if !c.in_run || !e.solving || !c.settings.stiff {
+                continue;
+            }
+            let slot_poses = frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
+            let squared: f32 = slot_poses.iter().map(|p| p.position.length_squared()).sum();
+            #[allow(clippy::cast_precision_loss)]
+            let rows = c.direct_rows.iter().filter(|&&r| r).count() as f32;
+            floors[direct.island(&slot)] += rows * squared;
+        }
+    }
+
     fn position_errors(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         direct: &mut DirectSystem,
         island_errors: &mut [f32],
         rhs: bool,
@@ -345,7 +363,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if !e.solving || !c.settings.stiff {
                 continue;
             }
-            let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let slot_poses: [Pose; B] =
+                frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
             let position = e.constraint.position_error(&slot_poses);
             let bounds = if T::HAS_LIMITS {
                 e.constraint.bounds()
@@ -393,7 +412,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn relinearize(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
         damping: &[f32],
@@ -425,7 +444,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
 
     fn rebase_exact_rows(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
@@ -453,7 +472,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 && !c.settings.stiff
                 && !T::VELOCITY_ONLY
             {
-                let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+                let slot_poses: [Pose; B] =
+                    frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
                 let position = e.constraint.position_error(&slot_poses);
                 let mut error = Self::spring_error(e, &position);
                 if T::HAS_LIMITS {
@@ -501,7 +521,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]) {
+    fn geometric_stiffness(&self, poses: &[WorldPose], out: &mut [[f32; 2]], flags: &mut [u8]) {
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;
         }
@@ -536,7 +556,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             // Multiplied by a reciprocal: this runs for every constraint every step.
             let per_second = 1.0 / e.previous_h;
             let force = e.weighted_impulse().map(|x| x * per_second);
-            let base: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+            let base: [Pose; B] =
+                frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
             // A body's own stiffness, once: dynamic (in the direct system) and the first slot
             // holding it.
             let probed: [bool; B] =
@@ -662,7 +683,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         velocities: &mut [Velocity],
         last: bool,
         group: Group,
-        relinearize_at: Option<&[Pose]>,
+        relinearize_at: Option<&[WorldPose]>,
     ) {
         // Without exactly solved entries `direct` is `None` everywhere: not read, the
         // sweep stays on the entries' first cache lines.
@@ -704,7 +725,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         self.ready_ahead = ready && springs_ready;
     }
 
-    fn finish_swept_springs(&mut self, poses: &[Pose], velocities: &mut [Velocity], h: f32) {
+    fn finish_swept_springs(&mut self, poses: &[WorldPose], velocities: &mut [Velocity], h: f32) {
         Store::finish_swept_springs(self, poses, velocities, h);
     }
 
@@ -867,7 +888,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         self.remove(index, generation).is_some()
     }
 
-    fn contain_faults(&mut self, poses: &[Pose], out: &mut Vec<ConstraintId>) {
+    fn contain_faults(&mut self, poses: &[WorldPose], out: &mut Vec<ConstraintId>) {
         for d in 0..self.entries.len() {
             let e = &self.entries[d];
             let finite = |x: &f32| x.is_finite();
@@ -887,7 +908,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             let faulty = (!impulses_finite
                 || e.previous_h == 0.0
                 || (!e.solving && !T::VELOCITY_ONLY && {
-                    let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+                    let slot_poses: [Pose; B] =
+                        frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
                     !e.constraint.position_error(&slot_poses).iter().all(finite)
                 }))
                 && self.cold[d].settings.active;

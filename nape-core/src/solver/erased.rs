@@ -1,6 +1,7 @@
 //! The type-erased face of a store: one call per store and phase.
 
 use super::*;
+use crate::types::WorldPose;
 
 /// The solver phases of one constraint type, behind a trait object (see the module docs).
 pub(crate) trait ErasedStore: Send + Sync {
@@ -33,7 +34,7 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn prepare(
         &mut self,
         substep: &Substep,
-        poses: &[Pose],
+        poses: &[WorldPose],
         inverse_masses: &[InverseMass],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
@@ -55,7 +56,7 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// velocities change by the move over `h` as well.
     fn correct_limits(
         &mut self,
-        poses: &mut [Pose],
+        poses: &mut [WorldPose],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         first: bool,
@@ -70,11 +71,15 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// into the exact solve for the position projection (and its islands' reach).
     fn position_errors(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         direct: &mut DirectSystem,
         island_errors: &mut [f32],
         rhs: bool,
     );
+    /// Adds to each acyclic island's entry of `floors` the squared lengths of the
+    /// positions every stiff row of it reads, in its constraint's frame (`Σ_s |x_s|²` per
+    /// row): what the rounding of its `f32` errors scales with.
+    fn rounding_scales(&self, poses: &[WorldPose], direct: &DirectSystem, floors: &mut [f32]);
     /// Writes the impulses changed by Gauss–Seidel sweeps back into the exact solve and
     /// marks (pending) the islands of the swept constraints.
     fn push_direct(&mut self, direct: &mut DirectSystem);
@@ -99,13 +104,13 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// infinity: their islands take every substep.
     /// Bodies of a constraint that acts without a last step's impulse to read (just
     /// added, or idle) get [`LOAD_UNKNOWN`] in `flags`, those of a soft one [`SPRUNG`].
-    fn geometric_stiffness(&self, poses: &[Pose], out: &mut [[f32; 2]], flags: &mut [u8]);
+    fn geometric_stiffness(&self, poses: &[WorldPose], out: &mut [[f32; 2]], flags: &mut [u8]);
     /// Rewrites the rows of the exact solve with `J` at `poses`, each constraint's
     /// compliance raised by `damping[island] · K` (Levenberg–Marquardt damping of a
     /// projection).
     fn relinearize(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
         damping: &[f32],
@@ -121,7 +126,7 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// crossed them since gives its kick to `velocities` by itself (`bumpers`).
     fn rebase_exact_rows(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
         direct: &mut DirectSystem,
         spring_kick: Option<f32>,
@@ -144,7 +149,7 @@ pub(crate) trait ErasedStore: Send + Sync {
         velocities: &mut [Velocity],
         last: bool,
         group: Group,
-        relinearize_at: Option<&[Pose]>,
+        relinearize_at: Option<&[WorldPose]>,
     );
     /// The final relax sweep of a swept substep that another follows in the step: the
     /// updates and totals of [`sweep`](Self::sweep), and each swept equality constraint
@@ -155,7 +160,7 @@ pub(crate) trait ErasedStore: Send + Sync {
     fn sweep_ahead(&mut self, velocities: &mut [Velocity], ahead: &mut Ahead<'_>, first: bool);
     /// After a swept group's last substep (of `h`): each swept spring that steps by
     /// velocity Verlet takes the half kick closing the step, at `poses`.
-    fn finish_swept_springs(&mut self, poses: &[Pose], velocities: &mut [Velocity], h: f32);
+    fn finish_swept_springs(&mut self, poses: &[WorldPose], velocities: &mut [Velocity], h: f32);
 
     /// Adds this substep's impulses to the step's totals: of the exact solve's constraints,
     /// or with `all` of every constraint (when no final sweep counted them).
@@ -184,7 +189,7 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Reports every active constraint whose arithmetic went non-finite in the last step
     /// (an effective mass that sat the last substep out, a non-finite impulse, or a
     /// non-finite error at `poses`) and clears its warm start.
-    fn contain_faults(&mut self, poses: &[Pose], out: &mut Vec<ConstraintId>);
+    fn contain_faults(&mut self, poses: &[WorldPose], out: &mut Vec<ConstraintId>);
     /// A deep copy: constraints, settings, slots and every cached value.
     fn clone_box(&self) -> Box<dyn ErasedStore>;
     /// The id and slot body indices of every constraint, in dense order.

@@ -1,6 +1,7 @@
 //! The correction of limit rows after the positions moved.
 
 use super::*;
+use crate::types::{WorldPose, frame_poses, in_frame};
 
 /// The most one limit correction turns a body (rad), as a position projection does.
 const MAX_CORRECTION_TURN: f32 = std::f32::consts::FRAC_PI_4;
@@ -14,12 +15,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn correct_entry(
         e: &mut Entry<T, D, B>,
         c: &ColdEntry<D, B>,
-        poses: &mut [Pose],
+        poses: &mut [WorldPose],
         velocities: &mut [Velocity],
         max_distance: f32,
         as_impulse: Option<f32>,
     ) -> Option<[f32; D]> {
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let start: [WorldPose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses = in_frame(&start, e.constraint.translation_invariant());
         let position = e.constraint.position_error(&slot_poses);
         let (w, error, inequality) = rows(&position, &e.constraint.bounds());
         let violated: [bool; D] = std::array::from_fn(|i| {
@@ -103,7 +105,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // such a correction is taken back, or the rounds that follow would turn the body
         // again and again (and RATTLE, which gives the bodies the velocity of the move,
         // spun it at thousands of rad/s).
-        let after: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let after: [Pose; B] = frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let (_, remaining, _) = rows(&e.constraint.position_error(&after), &e.constraint.bounds());
         let violation = |error: &[f32; D]| -> f32 {
             (0..D)
@@ -115,7 +117,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         let decreased = violation(&remaining) < SUFFICIENT_DECREASE * violation(&error);
         if !decreased {
             for slot in (0..B).filter(|&s| moved(s)) {
-                poses[e.bodies[slot]] = slot_poses[slot];
+                poses[e.bodies[slot]] = start[slot];
             }
             return None;
         }

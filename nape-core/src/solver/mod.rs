@@ -62,7 +62,7 @@ use std::any::Any;
 use crate::constraint::{Bounds, Constraint, SharedSlots};
 use crate::math::{clamp_length, invert_active, length_squared, mul_vec};
 use crate::settings::{ConstraintSettings, SoftStep};
-use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity};
+use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velocity, WorldPose};
 use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;
 pub(crate) use erased::ErasedStore;
@@ -216,7 +216,7 @@ pub(crate) struct Ahead<'a> {
     /// read).
     pub(crate) substep: &'a Substep,
     /// The poses the coming substep starts from (the relax pass follows the drift).
-    pub(crate) poses: &'a [Pose],
+    pub(crate) poses: &'a [WorldPose],
     /// Where the refreshed entries' warm starts go, added to the velocities when the
     /// coming substep has integrated its forces: applied at once they would change
     /// what the rest of this sweep solves.

@@ -1,6 +1,7 @@
 //! A per-type constraint store: generational slots over dense entries, and their preparation.
 
 use super::*;
+use crate::types::{WorldPose, frame_poses};
 
 #[derive(Clone, Copy)]
 pub(super) struct Slot {
@@ -151,7 +152,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
         substep: &Substep,
-        poses: &[Pose],
+        poses: &[WorldPose],
         inverse: &[InverseMass],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
@@ -166,7 +167,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             return;
         }
         let h = substep.h;
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         e.inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
 
         // Last substep's physical impulse, rescaled for a new h (Nape: jAcc *= dt/pre_dt),
@@ -464,9 +466,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e: &Entry<T, D, B>,
         c: &ColdEntry<D, B>,
         jacobian: &T::Jacobian,
-        poses: &[Pose],
+        poses: &[WorldPose],
     ) -> Option<RigidSpin<D, B>> {
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let rows = e.constraint.jacobian_rows(jacobian);
         let distinct = c.shared == SharedSlots::NONE;
         RigidSpin::of(&rows, &slot_poses, &e.inverse_masses, distinct)
@@ -560,9 +563,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn linearize_at(
         e: &Entry<T, D, B>,
         c: &ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
     ) -> Option<(T::Jacobian, [[f32; D]; D])> {
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let jacobian = e.constraint.jacobian(&slot_poses);
         let k = e
             .constraint
@@ -618,7 +622,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline]
     pub(super) fn relinearize_swept_entry(
         e: &mut Entry<T, D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         last: bool,
     ) -> [f32; D] {
         Self::relinearize_swept_entry_at::<false>(e, poses, last).0
@@ -630,13 +634,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     #[inline(always)]
     pub(super) fn relinearize_swept_entry_at<const ERROR: bool>(
         e: &mut Entry<T, D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         last: bool,
     ) -> ([f32; D], Linearized<D>) {
         if !e.solving {
             return ([0.0; D], Linearized::Jacobian);
         }
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let error = (ERROR && !(T::HAS_LIMITS || T::VELOCITY_ONLY))
             .then(|| e.constraint.position_error(&slot_poses));
         let jacobian = e.constraint.jacobian(&slot_poses);
@@ -660,13 +665,14 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         e: &mut Entry<T, D, B>,
         c: &ColdEntry<D, B>,
         substep: &Substep,
-        poses: &[Pose],
+        poses: &[WorldPose],
         linearized: Linearized<D>,
     ) -> bool {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
         }
-        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: &[Pose; B] =
+            &frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let error = match linearized {
             Linearized::Both(error) => error,
             _ => e.constraint.position_error(slot_poses),
@@ -705,7 +711,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn refresh_exact_entry(
         e: &mut Entry<T, D, B>,
         c: &ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         inverse: &[InverseMass],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
@@ -713,7 +719,8 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         if T::HAS_LIMITS || T::VELOCITY_ONLY {
             return false;
         }
-        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: &[Pose; B] =
+            &frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let inverse_masses = std::array::from_fn(|s| inverse[e.bodies[s]]);
         let jacobian = e.constraint.jacobian(slot_poses);
         let k = e
@@ -816,12 +823,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     pub(super) fn write_carried_bias(
         e: &mut Entry<T, D, B>,
         slot: &DirectSlot,
-        poses: &[Pose],
+        poses: &[WorldPose],
         inverse: &[InverseMass],
         velocities: &[Velocity],
         direct: &mut DirectSystem,
     ) -> bool {
-        let slot_poses: &[Pose; B] = &std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: &[Pose; B] =
+            &frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let now =
             e.constraint
                 .velocity_error(&e.constraint.jacobian(slot_poses), &e.bodies, velocities);

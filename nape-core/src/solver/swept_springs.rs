@@ -9,6 +9,7 @@
 //! for springs.
 
 use super::*;
+use crate::types::{WorldPose, frame_poses};
 
 /// What one sweep over a store reads besides its entries.
 pub(super) struct Sweep<'a> {
@@ -18,7 +19,7 @@ pub(super) struct Sweep<'a> {
     pub(super) last: bool,
     pub(super) group: Group,
     /// The poses to take `J` at before the update (the relax pass's first sweep).
-    pub(super) relinearize_at: Option<&'a [Pose]>,
+    pub(super) relinearize_at: Option<&'a [WorldPose]>,
     /// Whether the store has entries in the exact solve.
     pub(super) any_direct: bool,
 }
@@ -112,7 +113,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         c: &mut ColdEntry<D, B>,
         k: &[[f32; D]; D],
         active: &[bool; D],
-        poses: &[Pose],
+        poses: &[WorldPose],
     ) {
         let spin = Self::damper_spin_at(e, c, &e.jacobian, poses);
         if let Some(spin) = &spin {
@@ -128,7 +129,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     fn relinearize_swept<const SPRINGS: bool>(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         last: bool,
     ) -> [f32; D] {
         if !SPRINGS {
@@ -154,7 +155,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     fn relinearize_swept_with_error<const SPRINGS: bool>(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
     ) -> ([f32; D], Linearized<D>) {
         if SPRINGS {
             let counted = Self::relinearize_swept::<SPRINGS>(e, c, poses, true);
@@ -234,7 +235,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     /// make the energy of an undamped spring swing by `ω·h/2`).
     pub(super) fn finish_swept_springs(
         &mut self,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
         h: f32,
     ) {
@@ -260,11 +261,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
     fn half_kick(
         e: &mut Entry<T, D, B>,
         c: &mut ColdEntry<D, B>,
-        poses: &[Pose],
+        poses: &[WorldPose],
         velocities: &mut [Velocity],
         h: f32,
     ) {
-        let slot_poses: [Pose; B] = std::array::from_fn(|s| poses[e.bodies[s]]);
+        let slot_poses: [Pose; B] =
+            frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
         let (mut error, mut jacobian, mut k) = ([0.0; D], e.jacobian, [[0.0; D]; D]);
         e.constraint.linearize(
             &slot_poses,

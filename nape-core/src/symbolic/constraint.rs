@@ -221,6 +221,10 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
         self.bodies = bodies;
     }
 
+    fn translation_invariant(&self) -> bool {
+        self.compiled.program.translation_invariant
+    }
+
     fn validate(&self) -> Result<(), InvalidParameter> {
         self.check_parameters()
             .map_err(|(rule, value)| InvalidParameter {

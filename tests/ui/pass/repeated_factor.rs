@@ -30,7 +30,7 @@ fn bead_after_one_second(add: impl Fn(&mut Space, BodyHandle, BodyHandle)) -> Ve
     for _ in 0..60 {
         space.step(1.0 / 60.0);
     }
-    space.body(bead).unwrap().position()
+    space.body(bead).unwrap().position().as_vec2()
 }
 
 fn main() {

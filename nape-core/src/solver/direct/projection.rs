@@ -10,7 +10,7 @@ impl DirectSystem {
         &mut self,
         which: Islands,
         inverse_masses: &[InverseMass],
-        poses: &mut [crate::types::Pose],
+        poses: &mut [crate::types::WorldPose],
     ) {
         for k in 0..self.islands.len() {
             if !self.covers(which, k) {
@@ -33,7 +33,7 @@ impl DirectSystem {
         &mut self,
         which: Islands,
         inverse_masses: &[InverseMass],
-        poses: &mut [crate::types::Pose],
+        poses: &mut [crate::types::WorldPose],
         velocities: &mut [Velocity],
         h: f32,
     ) {
@@ -56,7 +56,7 @@ impl DirectSystem {
                 k,
                 inverse_masses,
                 false,
-                |b, dv: [f64; 3], (poses, velocities): &mut (&mut [crate::types::Pose], &mut [Velocity])| {
+                |b, dv: [f64; 3], (poses, velocities): &mut (&mut [crate::types::WorldPose], &mut [Velocity])| {
                     let dv = dv.map(|x| x * scale);
                     let turn = dv[2] * h;
                     let change = Velocity {
@@ -155,7 +155,7 @@ impl DirectSystem {
         &mut self,
         k: usize,
         inverse_masses: &[InverseMass],
-        poses: &mut [crate::types::Pose],
+        poses: &mut [crate::types::WorldPose],
         paired: bool,
     ) {
         let scale = self.projection_scale(k, inverse_masses, paired, 1.0);
@@ -163,7 +163,7 @@ impl DirectSystem {
             k,
             inverse_masses,
             paired,
-            |b, dx: [f64; 3], poses: &mut [crate::types::Pose]| {
+            |b, dx: [f64; 3], poses: &mut [crate::types::WorldPose]| {
                 let dx = if scale < 1.0 {
                     dx.map(|x| x * scale)
                 } else {

@@ -107,7 +107,7 @@ impl DirectSystem {
         &mut self,
         pass: usize,
         inverse_masses: &[InverseMass],
-        poses: &mut [crate::types::Pose],
+        poses: &mut [crate::types::WorldPose],
         velocities: &mut [Velocity],
     ) -> u64 {
         assert!(velocities.len() >= self.body_span, "a velocity per body");

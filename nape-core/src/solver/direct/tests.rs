@@ -417,11 +417,12 @@ fn a_paired_projection_and_solve_equal_the_two_apart_bit_for_bit() {
     };
     assert_eq!(bits(&v_paired), bits(&v_apart));
     assert!(v_paired.iter().zip(&build().1).any(|(a, b)| a != b));
-    let pose_bits = |p: &[crate::types::Pose]| -> Vec<u32> {
+    let pose_bits = |p: &[crate::types::WorldPose]| -> Vec<u64> {
         p.iter()
             .flat_map(|p| {
-                let [x, y, c, s] = [p.position.x, p.position.y, p.cos, p.sin].map(f32::to_bits);
-                [x, y, c, s, p.turns.cast_unsigned()]
+                let [c, s] = [p.cos, p.sin].map(|x| u64::from(x.to_bits()));
+                let [x, y] = [p.position.x, p.position.y].map(f64::to_bits);
+                [x, y, c, s, u64::from(p.turns.cast_unsigned())]
             })
             .collect()
     };

@@ -15,7 +15,7 @@ impl Solver {
     pub(super) fn project_as_impulses(&mut self, stores: &mut Stores, h: f32) -> bool {
         // Kept for the guard, which may undo the corrections.
         self.direct.save_impulses();
-        self.measure_rounding_floors();
+        self.measure_rounding_floors(stores);
         let mut moved = false;
         for iteration in 0..SHAKE_ITERATIONS {
             let unsettled = self.mark_unsettled_where(|islands, k| {
@@ -51,17 +51,17 @@ impl Solver {
     }
 
     /// Each acyclic island's rounding floor at the current poses
-    /// (`IslandState::island_floor`).
-    fn measure_rounding_floors(&mut self) {
+    /// (`IslandState::island_floor`): its rows' errors are computed in `f32` from the
+    /// positions of their constraints' frames (relative to a joint's first body), so
+    /// they round with those lengths, not with the distance from the origin.
+    fn measure_rounding_floors(&mut self, stores: &Stores) {
         let islands = &mut self.islands;
         islands.island_floor.clear();
         islands
             .island_floor
             .resize(islands.island_errors.len(), 0.0);
-        for (pose, &island) in self.poses.iter().zip(&islands.body_island) {
-            if island != NONE {
-                islands.island_floor[island as usize] += pose.position.length_squared();
-            }
+        for &s in &self.store_order {
+            stores[s].rounding_scales(&self.poses, &self.direct, &mut islands.island_floor);
         }
         for floor in &mut islands.island_floor {
             *floor *= SHAKE_FLOOR_SHARE * f32::EPSILON * f32::EPSILON;

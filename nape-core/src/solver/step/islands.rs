@@ -2,6 +2,7 @@
 //! takes, and the weighting of the bodies of resting islands.
 
 use super::*;
+use crate::types::WorldPose;
 
 /// What a step keeps per acyclic island and body besides the compact body arrays: derived
 /// from the topology and the state, rebuilt or overwritten every step, never snapshotted.
@@ -49,7 +50,7 @@ pub(crate) struct IslandState {
     pub(crate) exact_masses: Vec<InverseMass>,
     /// The position projection: the poses before it, each island's summed squared error
     /// before it and now, and which islands it made worse.
-    pub(crate) projection_start: Vec<Pose>,
+    pub(crate) projection_start: Vec<WorldPose>,
     /// The velocities before a finishing substep's velocity solve, taken with its first
     /// projection: if the guard relinearises, the solve starts again from them.
     pub(crate) velocity_start: Vec<Velocity>,
@@ -59,13 +60,13 @@ pub(crate) struct IslandState {
     /// Levenberg–Marquardt per island: damping, error, and the poses before an iteration.
     pub(crate) lm_damping: Vec<f32>,
     pub(crate) lm_error: Vec<f32>,
-    pub(crate) lm_poses: Vec<Pose>,
+    pub(crate) lm_poses: Vec<WorldPose>,
     /// The poses at the step's start, for the kinematic bodies of the second group.
-    pub(crate) group_start: Vec<Pose>,
+    pub(crate) group_start: Vec<WorldPose>,
     /// What a retaken step starts from (see `Solver::retake_islands`): the poses and
     /// velocities as the exact group began, what each island carried into it, and which
     /// islands the current run of the group's rounds steps.
-    pub(crate) exact_start_poses: Vec<Pose>,
+    pub(crate) exact_start_poses: Vec<WorldPose>,
     pub(crate) exact_start_velocities: Vec<Velocity>,
     pub(crate) exact_start_carries: Vec<Carry>,
     pub(crate) island_todo: Vec<bool>,
