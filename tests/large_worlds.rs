@@ -156,6 +156,77 @@ fn a_free_spinning_pair_far_out_keeps_its_momenta() {
     }
 }
 
+/// Linear and angular momentum (about the centre of mass) and kinetic energy of `bodies`,
+/// in `f64`.
+fn momenta(space: &Space, bodies: &[BodyHandle]) -> (DVec2, f64, f64) {
+    let bodies: Vec<_> = bodies.iter().map(|&h| space.body(h).unwrap()).collect();
+    let mass: f64 = bodies.iter().map(|b| f64::from(b.mass())).sum();
+    let centre = bodies
+        .iter()
+        .map(|b| b.position() * f64::from(b.mass()))
+        .sum::<DVec2>()
+        / mass;
+    let linear = bodies
+        .iter()
+        .map(|b| b.velocity().as_dvec2() * f64::from(b.mass()))
+        .sum::<DVec2>();
+    let (mut angular, mut kinetic) = (0.0, 0.0);
+    for body in &bodies {
+        let (m, i) = (f64::from(body.mass()), f64::from(body.inertia()));
+        let (r, v) = (body.position() - centre, body.velocity().as_dvec2());
+        let w = f64::from(body.angular_velocity());
+        angular += m * r.perp_dot(v) + i * w;
+        kinetic += 0.5 * m * v.length_squared() + 0.5 * i * w * w;
+    }
+    (linear, angular, kinetic)
+}
+
+/// The thrown, spinning ragdoll of the motion tests (limits struck, a forearm flung against
+/// its elbow) keeps its momenta, its joints and its kinetic energy's loss (limits are
+/// inelastic) wherever it is thrown.
+#[test]
+fn a_thrown_ragdoll_far_out_moves_as_at_the_origin() {
+    let mut at_origin = None;
+    for (x, y) in ORIGINS {
+        let mut s = scenes::thrown_ragdoll_at(DVec2::new(x, y), None);
+        let (p0, l0, k0) = momenta(&s.space, &s.bodies);
+        let mut worst = 0.0f32;
+        for _ in 0..600 {
+            s.space.step(DT);
+            worst = worst.max(s.error().0);
+        }
+        let (p, l, k) = momenta(&s.space, &s.bodies);
+        let figures = (
+            (p - p0).length() / p0.length(),
+            ((l - l0) / l0).abs(),
+            (k - k0) / k0,
+            worst,
+        );
+        println!(
+            "ragdoll thrown at ({x:e}, {y:e}), 10 s: linear momentum {:.1e}, angular {:.1e}, \
+             kinetic energy {:+.2} %, joints within {:.1e} m",
+            figures.0,
+            figures.1,
+            100.0 * figures.2,
+            figures.3
+        );
+        let origin = *at_origin.get_or_insert(figures);
+        assert!(
+            figures.0 <= 1e-5 && figures.1 <= 1e-4,
+            "{figures:?} at ({x}, {y})"
+        );
+        assert!(
+            figures.3 <= 5e-6,
+            "joints within {} m at ({x}, {y})",
+            figures.3
+        );
+        assert!(
+            (figures.2 - origin.2).abs() <= 0.02,
+            "{figures:?} at ({x}, {y}) against {origin:?} at the origin"
+        );
+    }
+}
+
 /// A body is placed and read back at 10,000 km to the bit of its `f64` position, and its
 /// world points to within 1e-9 m.
 #[test]

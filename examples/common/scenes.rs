@@ -240,16 +240,17 @@ impl Scene {
     }
 
     /// Adds a ragdoll standing with its torso's centre at `origin` (see [`Ragdoll`]).
-    pub fn add_ragdoll(&mut self, origin: Vec2) -> Ragdoll {
+    pub fn add_ragdoll(&mut self, origin: impl Into<nape::DVec2>) -> Ragdoll {
+        let origin = origin.into();
         let limb = |s: &mut Self, w: f32, h: f32, at: Vec2| {
             let (m, i) = box_mass(w, h);
-            s.dynamic(Body::dynamic(m, i).at(origin + at))
+            s.dynamic(Body::dynamic(m, i).at(origin + at.as_dvec2()))
         };
         let torso = limb(self, 0.5, 1.0, Vec2::ZERO);
         let head_mass = std::f32::consts::PI * HEAD_RADIUS * HEAD_RADIUS;
         let head = self.dynamic(
             Body::dynamic(head_mass, 0.5 * head_mass * HEAD_RADIUS * HEAD_RADIUS)
-                .at(origin + Vec2::new(0.0, 0.5 + HEAD_RADIUS)),
+                .at(origin + Vec2::new(0.0, 0.5 + HEAD_RADIUS).as_dvec2()),
         );
         self.weld(
             torso,
@@ -303,13 +304,14 @@ impl Scene {
     pub fn set_rigid_motion(
         &mut self,
         bodies: &[BodyHandle],
-        centre: Vec2,
+        centre: impl Into<nape::DVec2>,
         velocity: Vec2,
         spin: f32,
     ) {
+        let centre = centre.into();
         for &h in bodies {
             let mut b = self.space.body_mut(h).expect("body");
-            let r = (b.position() - centre.as_dvec2()).as_vec2();
+            let r = (b.position() - centre).as_vec2();
             b.set_velocity(velocity + spin * Vec2::new(-r.y, r.x))
                 .expect("finite velocity");
             b.set_angular_velocity(spin).expect("finite spin");
@@ -320,10 +322,15 @@ impl Scene {
 /// A free ragdoll thrown at (3, 1) m/s spinning at 4 rad/s, a forearm flung at 20 rad/s
 /// against its elbow, no gravity; its pivots with `pivots` (the defaults if `None`).
 pub fn thrown_ragdoll(pivots: Option<ConstraintSettings>) -> Scene {
+    thrown_ragdoll_at(nape::DVec2::ZERO, pivots)
+}
+
+/// [`thrown_ragdoll`] with its torso starting at `origin`.
+pub fn thrown_ragdoll_at(origin: nape::DVec2, pivots: Option<ConstraintSettings>) -> Scene {
     let mut s = Scene::new();
     s.space.gravity = Vec2::ZERO;
-    let doll = s.add_ragdoll(Vec2::ZERO);
-    s.set_rigid_motion(&doll.bodies, Vec2::ZERO, Vec2::new(3.0, 1.0), 4.0);
+    let doll = s.add_ragdoll(origin);
+    s.set_rigid_motion(&doll.bodies, origin, Vec2::new(3.0, 1.0), 4.0);
     let mut hand = s.space.body_mut(doll.left_hand).expect("body");
     hand.set_angular_velocity(20.0).expect("finite spin");
     if let Some(settings) = pivots {
