@@ -45,6 +45,14 @@ use proc_macro::TokenStream;
 /// `FRAC_PI_4`) are known. `cos` and `sin` of a body's angle are read from its cached
 /// rotation: no trigonometry runs in the solver's loops.
 ///
+/// Positions are `f32` in the frame the solver gives the constraint. Where the rows are
+/// unchanged by moving every body by the same vector (`Σ_s ∂c/∂x_s ≡ 0`, as in every joint
+/// between the bodies' points: the macro checks), the generated impl says so
+/// (`Constraint::translation_invariant`) and `position` is read relative to the first
+/// body's, so the joint keeps `f32` precision of its own size however far from the origin
+/// the bodies are (each body's own position is an `f64`); an expression that reads an
+/// absolute position (`body.position.y - floor`) reads world positions rounded to `f32`.
+///
 /// # Functions
 ///
 /// | on | methods |
