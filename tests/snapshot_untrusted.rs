@@ -151,21 +151,31 @@ fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 /// error names is the one written.
 #[track_caller]
 fn assert_refused(bytes: &[u8], at: usize, values: &[f32], field: &str) {
-    let written: Vec<_> = values
-        .iter()
-        .map(|x| (x.to_le_bytes().to_vec(), x.to_string()))
-        .collect();
-    assert_refused_as(bytes, at, &written, field);
+    assert_refused_as(
+        bytes,
+        at,
+        &written(values, |x| x.to_le_bytes().to_vec()),
+        field,
+    );
 }
 
 /// [`assert_refused`] of `f64` values (a position's coordinates).
 #[track_caller]
 fn assert_refused_f64(bytes: &[u8], at: usize, values: &[f64], field: &str) {
-    let written: Vec<_> = values
-        .iter()
-        .map(|x| (x.to_le_bytes().to_vec(), x.to_string()))
-        .collect();
-    assert_refused_as(bytes, at, &written, field);
+    assert_refused_as(
+        bytes,
+        at,
+        &written(values, |x| x.to_le_bytes().to_vec()),
+        field,
+    );
+}
+
+/// Each of `values` as its bytes and as the error prints it.
+fn written<T: std::fmt::Display>(
+    values: &[T],
+    bytes: impl Fn(&T) -> Vec<u8>,
+) -> Vec<(Vec<u8>, String)> {
+    values.iter().map(|x| (bytes(x), x.to_string())).collect()
 }
 
 /// Each of `values` (its bytes, and the value as the error prints it) written at `at` is
