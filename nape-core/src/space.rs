@@ -980,11 +980,20 @@ impl Space {
         T: Constraint<D, B>,
     {
         let joint = self.constraint(handle)?;
+        let world = self.world_poses(joint.bodies())?;
+        Ok(in_frame(&world, joint.translation_invariant()))
+    }
+
+    /// The world poses of `bodies`, or the first stale body's error.
+    fn world_poses<const B: usize>(
+        &self,
+        bodies: [BodyHandle; B],
+    ) -> Result<[WorldPose; B], Error> {
         let mut world = [WorldPose::default(); B];
-        for (pose, body) in world.iter_mut().zip(joint.bodies()) {
+        for (pose, body) in world.iter_mut().zip(bodies) {
             *pose = self.body(body)?.pose();
         }
-        Ok(in_frame(&world, joint.translation_invariant()))
+        Ok(world)
     }
 
     /// Draws the constraint `handle` names at the current poses of its bodies, through
@@ -1002,10 +1011,7 @@ impl Space {
         T: Constraint<D, B>,
     {
         let joint = self.constraint(handle)?;
-        let mut poses = [Pose::default(); B];
-        for (pose, body) in poses.iter_mut().zip(joint.bodies()) {
-            *pose = self.body(body)?.pose().to_f32();
-        }
+        let poses = self.world_poses(joint.bodies())?.map(|p| p.to_f32());
         crate::draw::picture(joint, &poses, out);
         Ok(())
     }

@@ -327,12 +327,6 @@ impl Pose {
     pub fn world_point(&self, local: Vec2) -> Vec2 {
         self.position + self.rotate(local)
     }
-
-    /// The pose placed in the world: its position taken as absolute.
-    #[must_use]
-    pub fn to_world(&self) -> WorldPose {
-        self.with_position(self.position.as_dvec2())
-    }
 }
 
 impl WorldPose {
