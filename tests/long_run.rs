@@ -24,8 +24,8 @@ fn a_chain_released_horizontal_keeps_its_energy_for_ten_minutes() {
             100.0 * excursion,
             100.0 * level
         );
-        assert!(excursion < 0.02, "{links} links: {excursion}");
-        assert!(level.abs() < 0.015, "{links} links: {level}");
+        assert!(excursion < 0.005, "{links} links: {excursion}");
+        assert!(level.abs() < 0.005, "{links} links: {level}");
     }
 }
 

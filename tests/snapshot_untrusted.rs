@@ -31,7 +31,7 @@ mod space_at {
     /// The first body slot: its generation, a live flag, then the body.
     pub const BODIES: usize = HEADER_LEN + 46;
     /// The bytes of a live body slot.
-    pub const BODY_SLOT: usize = 4 + 1 + 61;
+    pub const BODY_SLOT: usize = 4 + 1 + 65;
 }
 
 /// The offsets of a body's fields in a live body slot.
@@ -48,6 +48,7 @@ mod body_at {
     pub const TORQUE: usize = 54;
     pub const MASS: usize = 58;
     pub const INERTIA: usize = 62;
+    pub const SUBSTEPS_HELD: usize = 66;
 }
 
 /// The offsets of a [`HandLevel`]'s entry after its own fields, as its store writes it
@@ -319,6 +320,14 @@ fn every_field_of_a_body_refuses_non_finite_and_out_of_range_values() {
             decode(&edited(&bytes, at(body_at::KIND), &[3])).unwrap_err(),
             SnapshotError::Malformed("unknown body kind")
         );
+        let held = at(body_at::SUBSTEPS_HELD);
+        assert_malformed(
+            &bytes,
+            held,
+            &[257, 65_536, u32::MAX],
+            &SnapshotError::Malformed("a body's held substeps above MAX_SUBSTEPS"),
+        );
+        assert!(decode(&edited(&bytes, held, &256u32.to_le_bytes())).is_ok());
     }
     // A dynamic body's mass of ∞, and its force beyond what its mass may be given.
     let dynamic = slot(1);

@@ -106,6 +106,11 @@ pub struct Body {
     /// [`inverse_mass`](Self::inverse_mass), kept with the mass properties: the solver
     /// reads it for every body every step.
     inverse: InverseMass,
+    /// The substeps the body's acyclic island took in its last step while it moved, 0 if
+    /// it rested or was in none: a moving island takes no fewer (see
+    /// [`Space::adaptive_substeps`](crate::Space::adaptive_substeps)). Part of the state a
+    /// step continues from, so snapshots and `state_hash` hold it.
+    pub(crate) substeps_held: u16,
 }
 
 /// The inverse mass and inertia of a dynamic body of `mass` and `inertia` (zero for an
@@ -135,6 +140,7 @@ impl Body {
             mass,
             inertia,
             inverse: inverse_of(mass, inertia),
+            substeps_held: 0,
         }
     }
 

@@ -15,7 +15,7 @@ use crate::settings::ConstraintSettings;
 use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Position, Velocity};
 
 /// The version of the byte form this build writes and reads.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Why bytes could not be read back into a [`Snapshot`](crate::Snapshot), or a snapshot not written.
 #[derive(Clone, Debug, PartialEq)]
@@ -417,6 +417,7 @@ impl SnapshotFields for Body {
     fn write_snapshot(&self, out: &mut Vec<u8>) {
         (self.kind, self.pose, self.velocity).write_snapshot(out);
         (self.force, [self.torque, self.mass, self.inertia]).write_snapshot(out);
+        u32::from(self.substeps_held).write_snapshot(out);
     }
     fn read_snapshot(input: &mut &[u8]) -> Result<Self, SnapshotError> {
         let (kind, pose, velocity) = SnapshotFields::read_snapshot(input)?;
@@ -427,6 +428,13 @@ impl SnapshotFields for Body {
         body.velocity = velocity;
         body.force = force;
         body.torque = torque;
+        body.substeps_held = u32::read_snapshot(input)?
+            .try_into()
+            .ok()
+            .filter(|&held: &u16| u32::from(held) <= crate::limits::MAX_SUBSTEPS)
+            .ok_or(SnapshotError::Malformed(
+                "a body's held substeps above MAX_SUBSTEPS",
+            ))?;
         Ok(body)
     }
 }

@@ -26,6 +26,10 @@ pub(crate) struct IslandState {
     /// in each island.
     pub(crate) body_spring: Vec<f32>,
     pub(crate) island_spring: Vec<f32>,
+    /// The substeps each body's island took in its last step while moving
+    /// (`Body::substeps_held`), and the most of those in each island.
+    pub(crate) body_held: Vec<u16>,
+    pub(crate) island_held: Vec<u32>,
     /// Whether each island has a constraint whose load is not known yet.
     pub(crate) island_unloaded: Vec<bool>,
     /// Each island's error before the last correction of a SHAKE position solve.
@@ -78,6 +82,18 @@ pub(crate) struct IslandState {
     pub(crate) start_unloaded: Vec<bool>,
     /// Which islands the round just ended could retake.
     pub(crate) retake_eligible: Vec<bool>,
+}
+
+impl IslandState {
+    /// What a body of `island` (`NONE`: none) holds for its island's next step
+    /// (`Body::substeps_held`): the substeps the island took if it moved and adapts them.
+    pub(super) fn substeps_to_hold(&self, island: u32, adaptive: bool) -> u16 {
+        if !adaptive || island == NONE || !self.island_restless[island as usize] {
+            return 0;
+        }
+        // At most `MAX_SUBSTEPS`, validated with the settings.
+        self.island_substeps[island as usize] as u16
+    }
 }
 
 impl Solver {
@@ -141,6 +157,10 @@ impl Solver {
         self.islands
             .island_fastest
             .resize(self.islands.island_substeps.len(), 0.0);
+        self.islands.island_held.clear();
+        self.islands
+            .island_held
+            .resize(self.islands.island_substeps.len(), 0);
         self.islands.island_restless.clear();
         self.islands
             .island_restless
@@ -156,12 +176,13 @@ impl Solver {
         // An island's fastest swing and restlessness so far, kept in registers while its
         // bodies come one after the other (as they mostly do): through memory, each body
         // waited for the last one's store.
-        let mut current: Option<(u32, f32, bool)> = None;
-        let flush = |islands: &mut IslandState, current: Option<(u32, f32, bool)>| {
-            if let Some((island, fastest, restless)) = current {
+        let mut current: Option<(u32, f32, bool, u16)> = None;
+        let flush = |islands: &mut IslandState, current: Option<(u32, f32, bool, u16)>| {
+            if let Some((island, fastest, restless, held)) = current {
                 let k = island as usize;
                 islands.island_fastest[k] = islands.island_fastest[k].max(fastest);
                 islands.island_restless[k] |= restless;
+                islands.island_held[k] = islands.island_held[k].max(u32::from(held));
             }
         };
         for b in 0..self.islands.body_island.len() {
@@ -171,7 +192,7 @@ impl Solver {
             }
             if current.is_none_or(|(k, ..)| k != island) {
                 flush(&mut self.islands, current);
-                current = Some((island, 0.0, false));
+                current = Some((island, 0.0, false, 0));
             }
             let [turning, moving] = self.islands.body_stiffness[b];
             let inverse = self.inverse_masses[b];
@@ -205,13 +226,14 @@ impl Solver {
                 && swing_squared.is_finite()
                 && flags & LOAD_UNKNOWN == 0
                 && !(weight > 1.0 && flags & SPRUNG != 0);
-            if let Some((_, fastest, restless)) = &mut current {
+            if let Some((_, fastest, restless, held)) = &mut current {
                 // A comparison, not `f32::max`, whose NaN handling made the chain from
                 // body to body several operations long (`swing` is never NaN).
                 if swing > *fastest {
                     *fastest = swing;
                 }
                 *restless |= !rests;
+                *held = (*held).max(self.islands.body_held[b]);
             }
         }
         flush(&mut self.islands, current);
@@ -233,7 +255,7 @@ impl Solver {
                 self.islands.island_spring[k] = self.islands.island_spring[k].max(spring);
             }
         }
-        for ((((n, &fastest), &restless), &plain), &spring) in self
+        for (((((n, &fastest), &restless), &plain), &spring), &held) in self
             .islands
             .island_substeps
             .iter_mut()
@@ -241,9 +263,11 @@ impl Solver {
             .zip(&self.islands.island_restless)
             .zip(&self.islands.island_plain)
             .zip(&self.islands.island_spring)
+            .zip(&self.islands.island_held)
         {
             let needed = (fastest.sqrt() * dt).ceil();
-            let fewest = if plain { MIN_RATTLE_SUBSTEPS } else { 1 };
+            // A moving island takes no fewer substeps than it last took while it moved.
+            let fewest = if plain { MIN_RATTLE_SUBSTEPS } else { 1 }.max(held);
             *n = if !restless {
                 ((spring.sqrt() * dt / SPRING_TURN).ceil() as u32).clamp(1, most)
             } else if needed.is_finite() {

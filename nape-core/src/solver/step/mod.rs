@@ -331,6 +331,7 @@ impl Solver {
         }
 
         // The compact arrays; the acceleration of each body over the step.
+        self.islands.body_held.resize(bodies.len(), 0);
         let mut driven = false;
         let mut swept_bodies = false;
         // Zipped, the arrays are indexed without a bounds check each (they grow together).
@@ -352,6 +353,7 @@ impl Solver {
                 _ => body.velocity_state(),
             };
             *inverse_mass = inverse;
+            self.islands.body_held[i] = body.substeps_held;
             *motion = match body.kind() {
                 BodyKind::Static => Motion::Fixed,
                 BodyKind::Kinematic => Motion::Driven,
@@ -406,8 +408,16 @@ impl Solver {
         }
 
         // Write back, clear forces, retire broken constraints.
-        for ((slot, v), &p) in bodies.iter_mut().zip(&mut self.velocities).zip(&self.poses) {
+        for (((slot, v), &p), &island) in bodies
+            .iter_mut()
+            .zip(&mut self.velocities)
+            .zip(&self.poses)
+            .zip(&self.islands.body_island)
+        {
             let Some(body) = &mut slot.body else { continue };
+            body.substeps_held = self
+                .islands
+                .substeps_to_hold(island, self.settings.adaptive_substeps);
             if body.kind() != BodyKind::Static {
                 if !(v.linear.is_finite() && v.angular.is_finite()) {
                     *v = Velocity::default();
