@@ -269,14 +269,20 @@ fn decays_as_a_damped_oscillator(path: &str, configure: Configure) {
     assert!((measured_decrement / decrement - 1.0).abs() <= 0.05);
 }
 
-/// A free loop of four rods pinned at their ends (a mesh: solved by Gauss–Seidel sweeps),
-/// spinning and drifting with no external force, its pins stiff and soft (undamped,
-/// damped, critically damped): momenta kept, and the stiff joints' work small.
+/// A free loop of four rods pinned at their ends, solved exactly (its fourth pin through
+/// the tree's Schur complement) and, with `direct_solve` off, by the Gauss–Seidel sweeps
+/// of a mesh, spinning and drifting with no external force, its pins stiff and soft
+/// (undamped, damped, critically damped): momenta kept, and the stiff joints' work small.
 #[test]
 fn a_spinning_loop_keeps_its_momenta_stiff_and_soft() {
-    for (name, settings) in loop_pin_variants() {
+    for ((name, settings), direct) in loop_pin_variants()
+        .into_iter()
+        .flat_map(|v| [(v, true), (v, false)])
+    {
         let (mut space, bodies) = spinning_loop(settings);
+        space.direct_solve = direct;
         let run = run_free(&mut space, &bodies, 10.0);
+        let name = format!("{name}, {}", if direct { "exact" } else { "swept" });
         println!("spinning loop, {name}, 10 s: {run:?}");
         assert!(run.linear_change <= 1e-4, "{name}: {run:?}");
         assert!(run.angular_change.abs() <= 1e-4, "{name}: {run:?}");
@@ -287,15 +293,20 @@ fn a_spinning_loop_keeps_its_momenta_stiff_and_soft() {
 }
 
 /// The spinning loop rocking against a stiff angle limit, and pulled by a soft angle
-/// limit and a soft distance limit (`loop_limit_variants`): a mesh with a limit, whose
-/// stiff pins sweep through their damper's rows (`J − g wᵀ`, which turn no island) where
-/// a limit loads them across their gap. They lost 1.3e-5 to 4.8e-4 of their angular
-/// momentum in 10 s through `J`.
+/// limit and a soft distance limit (`loop_limit_variants`), solved exactly and swept
+/// (`direct_solve` off): swept, a mesh with a limit, whose stiff pins sweep through their
+/// damper's rows (`J − g wᵀ`, which turn no island) where a limit loads them across their
+/// gap. They lost 1.3e-5 to 4.8e-4 of their angular momentum in 10 s through `J`.
 #[test]
 fn a_spinning_loop_keeps_its_momenta_against_its_limits() {
-    for (name, add) in loop_limit_variants() {
+    for ((name, add), direct) in loop_limit_variants()
+        .into_iter()
+        .flat_map(|v| [(v, true), (v, false)])
+    {
         let (mut space, bodies) = spinning_loop(nape::ConstraintSettings::default());
+        space.direct_solve = direct;
         add(&mut space, &bodies);
+        let name = format!("{name}, {}", if direct { "exact" } else { "swept" });
         let run = run_free(&mut space, &bodies, 10.0);
         println!("spinning loop, {name}, 10 s: {run:?}");
         assert!(run.linear_change <= 1e-4, "{name}: {run:?}");

@@ -173,6 +173,7 @@ impl DirectSystem {
                 }
                 NodeKind::Body(_) => None,
             })
+            .chain(self.loop_rows(k))
     }
 
     /// Forgets what [`save_impulses`](Self::save_impulses) kept: the projection to come

@@ -69,31 +69,85 @@ impl DirectSystem {
             super_links[s as usize].push(l);
         }
 
-        // Per island: count nodes and edges, check the sizes.
+        // A spanning forest of super nodes: each joins bodies no earlier one joined, those
+        // with more bodies first (a super node cannot join only some of its bodies, so a
+        // wide one left for last could find its bodies joined and a body of its own
+        // reached by none); the others close loops.
+        let mut by_width: Vec<usize> = (0..super_keys.len()).collect();
+        by_width.sort_by_key(|&s| std::cmp::Reverse(super_keys[s].1));
+        let mut forest: Vec<u32> = (0..dynamic.len() as u32).collect();
+        let mut spanned = vec![false; dynamic.len()];
+        let mut closes_loop = vec![false; super_keys.len()];
+        for s in by_width {
+            let (key, n) = &super_keys[s];
+            let mut roots = [NONE; MAX_BODIES];
+            for (r, &b) in roots.iter_mut().zip(&key[..*n]) {
+                *r = find(&mut forest, b);
+            }
+            let joined = (1..*n).any(|i| roots[..i].contains(&roots[i]));
+            if joined {
+                closes_loop[s] = true;
+                continue;
+            }
+            for &b in &key[..*n] {
+                spanned[b as usize] = true;
+            }
+            for &r in &roots[1..*n] {
+                let (a, b) = (find(&mut forest, roots[0]), r);
+                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                forest[hi as usize] = lo;
+            }
+        }
+
+        // Bodies held by three or more of the forest's super nodes stay nodes of the
+        // elimination tree; a super node of such a body alone (its pin to the ground) is
+        // a leaf whose block is its compliance alone, and eliminating it first leaves the
+        // tree's solve a relative error of that compliance's inverse (1e-9: the residual
+        // of a stiff row is then 1e-7 of the load). Its island solves exactly as a tree;
+        // with loops, whose rows are solved through the tree's responses, the error
+        // compounds, so such an island stays with the sweeps.
+        let mut forest_degree = vec![0u32; dynamic.len()];
+        for (s, (key, n)) in super_keys.iter().enumerate() {
+            if !closes_loop[s] {
+                for &b in &key[..*n] {
+                    forest_degree[b as usize] += 1;
+                }
+            }
+        }
+
+        // Per island: count its nodes and loop rows, check the sizes.
         #[derive(Default, Clone, Copy)]
         struct Census {
-            bodies: usize,
             supers: usize,
-            edges: usize,
+            loop_rows: usize,
             too_large: bool,
+            unspanned: bool,
+            pinned_hub: bool,
         }
         let mut census: HashMap<u32, Census> = HashMap::new();
         for (b, &d) in dynamic.iter().enumerate() {
             if d {
                 let root = find(&mut parent, b as u32);
-                census.entry(root).or_default().bodies += 1;
+                census.entry(root).or_default().unspanned |= !spanned[b];
             }
         }
         for (s, (key, n)) in super_keys.iter().enumerate() {
             let root = find(&mut parent, key[0]);
             let c = census.entry(root).or_default();
             c.supers += 1;
-            c.edges += n;
             let rows: usize = super_links[s].iter().map(|&l| links[l].rows).sum();
             c.too_large |= rows > MAX_ROWS;
+            if closes_loop[s] {
+                c.loop_rows += rows;
+            } else if *n == 1 && forest_degree[key[0] as usize] > 2 {
+                c.pinned_hub = true;
+            }
         }
-        let acyclic =
-            |c: &Census| !c.too_large && c.supers > 0 && c.edges + 1 == c.bodies + c.supers;
+        let acyclic = |c: &Census| {
+            let loops_solvable =
+                c.loop_rows == 0 || (!c.pinned_hub && c.loop_rows <= MAX_LOOP_ROWS);
+            !c.too_large && !c.unspanned && c.supers > 0 && loops_solvable
+        };
 
         // Lay out the super nodes of acyclic islands.
         let (mut rows_total, mut jac_total, mut gamma_total) = (0, 0, 0);
@@ -124,7 +178,8 @@ impl DirectSystem {
                 row_offset: rows_total,
                 jacobian_offset: jac_total,
                 gamma_offset: gamma_total,
-                from_mass: super_links[s].len() == 1,
+                from_mass: super_links[s].len() == 1 && !closes_loop[s],
+                closes_loop: closes_loop[s],
             });
             rows_total += row;
             jac_total += row * n * 3;
@@ -149,6 +204,9 @@ impl DirectSystem {
     fn build_tree(&mut self, body_count: usize) {
         let mut supers_at: Vec<Vec<u32>> = vec![Vec::new(); body_count];
         for (i, s) in self.supers.iter().enumerate() {
+            if s.closes_loop {
+                continue;
+            }
             for &b in &s.bodies[..s.body_count] {
                 supers_at[b as usize].push(i as u32);
             }
@@ -181,7 +239,7 @@ impl DirectSystem {
         let mut islands = Vec::new();
         let (mut island_bodies, mut island_body_ranges) = (Vec::new(), Vec::new());
         for start in 0..self.supers.len() {
-            if visited_super[start] {
+            if visited_super[start] || self.supers[start].closes_loop {
                 continue;
             }
             let island_start = order.len();
@@ -262,12 +320,15 @@ impl DirectSystem {
             island_body_ranges.push(bodies_start..island_bodies.len());
         }
         let mut island_of = vec![0u32; self.supers.len()];
-        for (k, range) in islands.iter().enumerate() {
-            for node in &order[range.clone()] {
-                if let NodeKind::Super(sn) = node.kind {
-                    island_of[sn as usize] = k as u32;
-                }
+        let mut body_island = vec![NONE; body_count];
+        for (k, range) in island_body_ranges.iter().enumerate() {
+            for &b in &island_bodies[range.clone()] {
+                body_island[b as usize] = k as u32;
             }
+        }
+        for (s, sn) in self.supers.iter().enumerate() {
+            // Every body of an island is in its tree, a loop-closing super node's too.
+            island_of[s] = body_island[sn.bodies[0] as usize];
         }
         self.marked = vec![false; islands.len()];
         self.carry = vec![Carry::None; islands.len()];
@@ -342,6 +403,7 @@ impl DirectSystem {
         self.solution = vec![0.0; dofs];
         self.paired_rhs = vec![0.0; dofs];
         self.paired_solution = vec![0.0; dofs];
+        self.build_loops(body_count);
     }
 
     /// Forgets every mark.

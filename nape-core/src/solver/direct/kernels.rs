@@ -622,6 +622,49 @@ impl RowSource for PositionRows {
     }
 }
 
+/// The tree's rows seen by the velocities of a unit impulse along a loop-closing row
+/// (`J v` with `v = M⁻¹ Jⱼᵀ`, from [`Loops::velocity`](super::loops::Loops)): its
+/// response solve's right-hand side.
+pub(super) struct ResponseRows;
+
+impl RowSource for ResponseRows {
+    const FUSED: bool = false;
+
+    #[inline(always)]
+    fn rows<const N: usize>(&self, system: &DirectSystem, s: usize) -> [f64; N] {
+        let sn = item(&system.supers, s);
+        let stride = sn.body_count * 3;
+        let mut out = [0.0; N];
+        for (p, &b) in sn.bodies[..sn.body_count].iter().enumerate() {
+            let v = *item(&system.loops.velocity, b as usize);
+            if v == [0.0; 3] {
+                continue;
+            }
+            for (r, o) in out.iter_mut().enumerate() {
+                let j = array::<3>(&system.jacobian, sn.jacobian_offset + r * stride + p * 3);
+                *o += j[0] * v[0] + j[1] * v[1] + j[2] * v[2];
+            }
+        }
+        out
+    }
+}
+
+/// The right-hand side `rows` gives super node `s`'s rows, into `out` (as long as its
+/// rows).
+pub(super) fn rows_into(system: &DirectSystem, s: usize, rows: &impl RowSource, out: &mut [f64]) {
+    let n = item(&system.supers, s).rows;
+    by_rows!(n, rows_into_sized(system, s, rows, out))
+}
+
+fn rows_into_sized<const N: usize>(
+    system: &DirectSystem,
+    s: usize,
+    rows: &impl RowSource,
+    out: &mut [f64],
+) {
+    out[..N].copy_from_slice(&rows.rows::<N>(system, s));
+}
+
 /// `B`: the super node's body count, or 0 to read it at run time.
 #[inline(always)]
 fn velocity_rows<const N: usize, const B: usize>(

@@ -1,4 +1,5 @@
-//! The exact solve of acyclic islands: a sparse `LDLᵀ` of the joint system in linear time.
+//! The exact solve of an island: a sparse `LDLᵀ` of the joint system, in linear time
+//! on a tree.
 //!
 //! The velocity update of one substep asks for impulses `μ` and velocity changes `Δv` with
 //!
@@ -16,11 +17,14 @@
 //! produces no fill at all (Baraff 1996, "Linear-time dynamics using Lagrange
 //! multipliers"). Factor and solve cost a few small dense block operations per node, in
 //! `f64` so that mass ratios of 1e6 and chains of hundreds of links solve to `f32`
-//! precision.
+//! precision. An island with loops (a linkage, a closed ring, a scissor lift) is a
+//! spanning tree of its super nodes and the few that close its loops, whose rows are
+//! solved through the tree's Schur complement ([`loops`]), up to [`MAX_LOOP_ROWS`] of
+//! them.
 //!
 //! Static and kinematic bodies are not nodes: their infinite mass decouples the
-//! constraints that touch them. Islands with a loop (meshes, grids) are left to the
-//! iterative solver.
+//! constraints that touch them. Islands with more loop rows (meshes, grids) are left to
+//! the iterative solver.
 
 // Dense block algebra reads best with explicit indices.
 #![allow(clippy::needless_range_loop)]
@@ -33,6 +37,7 @@ use crate::types::{InverseMass, Velocity, settle};
 mod carry;
 mod islands;
 mod kernels;
+mod loops;
 mod projection;
 mod rows;
 mod solve;
@@ -42,6 +47,10 @@ mod tests;
 /// The most rows a super node (all constraints between one set of dynamic bodies) may
 /// have; an island with a larger one is solved iteratively.
 pub(crate) const MAX_ROWS: usize = 6;
+
+/// The most loop-closing rows an island solved exactly may have (see [`loops`]); an
+/// island with more (a mesh) is solved iteratively.
+pub(crate) const MAX_LOOP_ROWS: usize = 64;
 
 /// The most distinct dynamic bodies of one constraint (its slots).
 const MAX_BODIES: usize = SharedSlots::MAX_SLOTS;
@@ -146,6 +155,9 @@ struct SuperNode {
     /// constraint, and every body of it is eliminated in closed form into it (in at most
     /// two super nodes); set when the tree is built.
     from_mass: bool,
+    /// Whether it closes a loop: it is not in its island's tree, and its rows are solved
+    /// through the tree's Schur complement ([`loops`]).
+    closes_loop: bool,
 }
 
 /// A node of the reduced elimination tree. Bodies touched by one or two super nodes are
@@ -267,6 +279,8 @@ pub(crate) struct DirectSystem {
     /// Per body of a carried island, the inverse mass its factor was built with (and a
     /// [`Carry::Restored`] island's is rebuilt with), which its first solve applies.
     carried_masses: Vec<InverseMass>,
+    /// The loop-closing rows of every island and their factorisation.
+    loops: loops::Loops,
 }
 
 /// Whether an island's next step may start from the factor its last step ended with.

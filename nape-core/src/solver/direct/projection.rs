@@ -114,6 +114,7 @@ impl DirectSystem {
                 }
             }
         }
+        self.accumulate_loop_solution(k, scale);
     }
 
     /// The factor that shortens island `k`'s correction (`delta` or `paired_delta` times

@@ -30,6 +30,7 @@ impl DirectSystem {
         for r in runs {
             kernels::eliminate(self, r, inverse_masses);
         }
+        self.factor_loops(k, inverse_masses);
     }
 
     /// One exact velocity pass (`pass` 0: biased, 1: relax): solves for `μ`, adds `Δv` to
@@ -119,6 +120,15 @@ impl DirectSystem {
                 self.solve_island(k, pass, inverse_masses, velocities);
                 continue;
             }
+            if self.has_loops(k) {
+                // The loop rows take each right-hand side after its tree substitution.
+                let rows = kernels::VelocityRows { pass, velocities };
+                self.substitute(k, &rows, true);
+                self.apply_velocities(k, inverse_masses, velocities, false);
+                self.substitute(k, &kernels::PositionRows, false);
+                self.apply_projection(k, inverse_masses, poses, false);
+                continue;
+            }
             let runs = self.island_runs[k].clone();
             let rows = kernels::VelocityRows { pass, velocities };
             for r in runs.clone() {
@@ -145,11 +155,25 @@ impl DirectSystem {
         self.factorisations != count
     }
 
-    /// Forward and backward substitution of island `k` with the right-hand side `rows`
-    /// gives, into `solution`; the backward pass also sums each super node's `Jᵀ μ` into
-    /// its bodies' `delta` and, with `accumulate_impulses`, adds `μ` to the accumulated
-    /// impulses.
+    /// The solve of island `k`'s whole system with the right-hand side `rows` gives, into
+    /// `solution`, each super node's `Jᵀ μ` summed into its bodies' `delta` and, with
+    /// `accumulate_impulses`, `μ` added to the accumulated impulses: the tree's
+    /// substitution, then its loop rows ([`close_loops`](Self::close_loops)).
     pub(super) fn substitute(
+        &mut self,
+        k: usize,
+        rows: &impl kernels::RowSource,
+        accumulate_impulses: bool,
+    ) {
+        self.substitute_tree(k, rows, accumulate_impulses);
+        self.close_loops(k, rows, accumulate_impulses);
+    }
+
+    /// Forward and backward substitution of island `k`'s tree with the right-hand side
+    /// `rows` gives, into `solution`; the backward pass also sums each super node's `Jᵀ μ`
+    /// into its bodies' `delta` and, with `accumulate_impulses`, adds `μ` to the
+    /// accumulated impulses.
+    pub(super) fn substitute_tree(
         &mut self,
         k: usize,
         rows: &impl kernels::RowSource,
