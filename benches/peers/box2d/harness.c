@@ -7,6 +7,14 @@
 // links released horizontal and prints every body's state before the first step and
 // after each (`step,body,x,y,cos,sin,vx,vy,w`), which `nape-peers --curve` measures
 // against its exact motion.
+// `harness scene STEPS SUBSTEPS` instead builds the scene description it reads from stdin
+// (lines `gravity gx gy`; `body dynamic mass inertia x y angle vx vy w`;
+// `revolute a b ax ay bx by motor speed max_torque`; `weld a b ax ay bx by reference`;
+// `distance a b ax ay bx by length`; `line a b ax ay bx by axis_x axis_y`), as
+// `nape-peers --loops` writes it, steps it STEPS times and prints `time,MS_PER_STEP,
+// FIRST_STEP_MS` (steps 2..N, the step call only) then every body's state before the
+// first step and after each, as `trajectory` does: the loop scenes' errors and figures
+// are computed on the Rust side.
 #include "box2d/box2d.h"
 #include <math.h>
 #include <stdio.h>
@@ -172,7 +180,130 @@ static int trajectory(int links, int steps, int substeps) {
 	return 0;
 }
 
+// A scene description as `nape-peers` writes it (see the header), built into a world.
+typedef struct { b2WorldId world; b2BodyId* ids; int nb; } Built;
+
+static int read_scene(Built* built) {
+	char kind[16];
+	b2WorldDef wd = b2DefaultWorldDef();
+	wd.gravity = (b2Vec2){0.0f, -10.0f};
+	wd.enableSleep = false;
+	wd.enableContinuous = false;
+	wd.workerCount = 1;
+	int capacity = 16, created = 0;
+	built->ids = malloc(sizeof(b2BodyId) * capacity);
+	built->nb = 0;
+	while (scanf("%15s", kind) == 1) {
+		if (!strcmp(kind, "gravity")) {
+			if (created || scanf("%f %f", &wd.gravity.x, &wd.gravity.y) != 2) return 0;
+			continue;
+		}
+		if (!created) {
+			built->world = b2CreateWorld(&wd);
+			created = 1;
+		}
+		if (!strcmp(kind, "body")) {
+			int dynamic;
+			float m, I, x, y, angle, vx, vy, w;
+			if (scanf("%d %f %f %f %f %f %f %f %f", &dynamic, &m, &I, &x, &y, &angle, &vx, &vy, &w) != 9) return 0;
+			b2BodyDef bd = b2DefaultBodyDef();
+			bd.type = dynamic ? b2_dynamicBody : b2_staticBody;
+			bd.position = (b2Vec2){x, y};
+			bd.rotation = b2MakeRot(angle);
+			bd.linearVelocity = (b2Vec2){vx, vy};
+			bd.angularVelocity = w;
+			bd.enableSleep = false;
+			if (built->nb == capacity) built->ids = realloc(built->ids, sizeof(b2BodyId) * (capacity *= 2));
+			b2BodyId id = b2CreateBody(built->world, &bd);
+			if (dynamic) b2Body_SetMassData(id, (b2MassData){m, {0.0f, 0.0f}, I});
+			built->ids[built->nb++] = id;
+			continue;
+		}
+		int a, b;
+		b2Vec2 la, lb;
+		if (scanf("%d %d %f %f %f %f", &a, &b, &la.x, &la.y, &lb.x, &lb.y) != 6 || a < 0 || b < 0 ||
+		    a >= built->nb || b >= built->nb)
+			return 0;
+		if (!strcmp(kind, "revolute")) {
+			int motor;
+			float speed, torque;
+			if (scanf("%d %f %f", &motor, &speed, &torque) != 3) return 0;
+			b2RevoluteJointDef jd = b2DefaultRevoluteJointDef();
+			jd.bodyIdA = built->ids[a], jd.bodyIdB = built->ids[b];
+			jd.localAnchorA = la, jd.localAnchorB = lb;
+			jd.enableMotor = motor != 0;
+			jd.motorSpeed = speed;
+			jd.maxMotorTorque = torque;
+			b2CreateRevoluteJoint(built->world, &jd);
+		} else if (!strcmp(kind, "weld")) {
+			b2WeldJointDef jd = b2DefaultWeldJointDef();
+			jd.bodyIdA = built->ids[a], jd.bodyIdB = built->ids[b];
+			jd.localAnchorA = la, jd.localAnchorB = lb;
+			if (scanf("%f", &jd.referenceAngle) != 1) return 0;
+			// Zero hertz: rigid (the world's joint softness only).
+			jd.linearHertz = 0.0f, jd.angularHertz = 0.0f;
+			b2CreateWeldJoint(built->world, &jd);
+		} else if (!strcmp(kind, "distance")) {
+			b2DistanceJointDef jd = b2DefaultDistanceJointDef();
+			jd.bodyIdA = built->ids[a], jd.bodyIdB = built->ids[b];
+			jd.localAnchorA = la, jd.localAnchorB = lb;
+			if (scanf("%f", &jd.length) != 1) return 0;
+			jd.enableSpring = false, jd.enableLimit = false, jd.enableMotor = false;
+			b2CreateDistanceJoint(built->world, &jd);
+		} else if (!strcmp(kind, "line")) {
+			b2WheelJointDef jd = b2DefaultWheelJointDef();
+			jd.bodyIdA = built->ids[a], jd.bodyIdB = built->ids[b];
+			jd.localAnchorA = la, jd.localAnchorB = lb;
+			if (scanf("%f %f", &jd.localAxisA.x, &jd.localAxisA.y) != 2) return 0;
+			jd.enableSpring = false, jd.enableLimit = false, jd.enableMotor = false;
+			b2CreateWheelJoint(built->world, &jd);
+		} else {
+			return 0;
+		}
+	}
+	return created && built->nb > 0;
+}
+
+static int scene(int steps, int substeps) {
+	Built built;
+	if (steps < 2 || substeps < 1 || !read_scene(&built)) {
+		fprintf(stderr, "usage: harness scene STEPS SUBSTEPS < description (see harness.c)\n");
+		return 1;
+	}
+	int nb = built.nb;
+	float* states = malloc(sizeof(float) * 9 * nb * (steps + 1));
+	double first = 0.0, later = 0.0;
+	for (int step = 0; step <= steps; ++step) {
+		if (step > 0) {
+			double t0 = now_ms();
+			b2World_Step(built.world, 1.0f / 60.0f, substeps);
+			double dt = now_ms() - t0;
+			if (step == 1) first = dt; else later += dt;
+		}
+		for (int i = 0; i < nb; ++i) {
+			float* x = states + 9 * (step * nb + i);
+			b2Vec2 p = b2Body_GetPosition(built.ids[i]);
+			b2Rot q = b2Body_GetRotation(built.ids[i]);
+			b2Vec2 v = b2Body_GetLinearVelocity(built.ids[i]);
+			x[0] = p.x, x[1] = p.y, x[2] = q.c, x[3] = q.s, x[4] = v.x, x[5] = v.y;
+			x[6] = b2Body_GetAngularVelocity(built.ids[i]);
+		}
+	}
+	printf("time,%.9g,%.9g\n", later / (steps - 1), first);
+	for (int step = 0; step <= steps; ++step)
+		for (int i = 0; i < nb; ++i) {
+			const float* x = states + 9 * (step * nb + i);
+			printf("%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", step, i, x[0], x[1], x[2], x[3], x[4], x[5], x[6]);
+		}
+	b2DestroyWorld(built.world);
+	free(built.ids);
+	free(states);
+	return 0;
+}
+
 int main(int argc, char** argv) {
+	if (argc > 1 && !strcmp(argv[1], "scene"))
+		return scene(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoi(argv[3]) : 0);
 	if (argc > 1 && !strcmp(argv[1], "trajectory"))
 		return trajectory(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoi(argv[3]) : 0, argc > 4 ? atoi(argv[4]) : 0);
 	int runs = argc > 1 ? atoi(argv[1]) : 5;

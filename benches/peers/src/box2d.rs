@@ -2,7 +2,9 @@
 //! --build-only`) run as a child process. Its timed rounds come back as records, its
 //! instruction counts from callgrind, and its chains' motion as a replay that the
 //! trajectory measurement steps like any engine's world: the reference and the error
-//! computation stay on this side.
+//! computation stay on this side. The loop scenes go to the harness as their
+//! descriptions ([`description_text`]) and come back timed, with every step's state
+//! ([`Replay::record_scene`]).
 
 use std::path::Path;
 use std::time::Duration;
@@ -80,7 +82,142 @@ pub struct Replay {
     step: usize,
 }
 
+/// `description` as the lines the harness's `scene` mode reads (`box2d/harness.c`'s
+/// header): gravity, bodies, then pins (each with its motor, if one drives it), welds,
+/// distance joints and sliders. `f32`s print as the shortest text that reads back to the
+/// same `f32`, so the harness builds exactly the description.
+pub fn description_text(description: &SceneDescription) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let [gx, gy] = description.gravity;
+    let _ = writeln!(out, "gravity {gx} {gy}");
+    for (index, body) in description.bodies.iter().enumerate() {
+        let (dynamic, (mass, inertia)) = match body.mass_inertia {
+            Some(mass_inertia) => (1, mass_inertia),
+            None => (0, (0.0, 0.0)),
+        };
+        let velocity = description.initial_velocity(index);
+        let [x, y] = body.position;
+        let _ = writeln!(
+            out,
+            "body {dynamic} {mass} {inertia} {x} {y} {} {} {} {}",
+            body.angle, velocity.x as f32, velocity.y as f32, velocity.angular as f32
+        );
+    }
+    let anchors = |a: [f32; 2], b: [f32; 2]| format!("{} {} {} {}", a[0], a[1], b[0], b[1]);
+    for (index, pin) in description.joints.iter().enumerate() {
+        let motor = description.motors.iter().find(|m| m.joint == index);
+        let (on, speed, torque) = motor.map_or((0, 0.0, 0.0), |m| (1, m.speed, m.max_torque));
+        let _ = writeln!(
+            out,
+            "revolute {} {} {} {on} {speed} {torque}",
+            pin.a,
+            pin.b,
+            anchors(pin.anchor_a, pin.anchor_b)
+        );
+    }
+    for weld in &description.welds {
+        let _ = writeln!(
+            out,
+            "weld {} {} {} {}",
+            weld.a,
+            weld.b,
+            anchors(weld.anchor_a, weld.anchor_b),
+            weld.reference_angle
+        );
+    }
+    for rod in &description.distances {
+        let _ = writeln!(
+            out,
+            "distance {} {} {} {}",
+            rod.a,
+            rod.b,
+            anchors(rod.anchor_a, rod.anchor_b),
+            rod.length
+        );
+    }
+    for line in &description.lines {
+        let _ = writeln!(
+            out,
+            "line {} {} {} {} {}",
+            line.a,
+            line.b,
+            anchors(line.anchor_a, line.anchor_b),
+            line.axis[0],
+            line.axis[1]
+        );
+    }
+    out
+}
+
+/// One timed run of the harness on a description: the mean time of steps 2..N and the
+/// first step's (the step call only, timed in the harness), and the motion it printed.
+pub struct SceneRun {
+    /// Mean of steps 2..N.
+    pub per_step: Duration,
+    /// The first step.
+    pub first_step: Duration,
+    /// Every step's state.
+    pub replay: Replay,
+}
+
 impl Replay {
+    /// Runs the harness's `scene` mode on `description` for `steps` steps at `substeps`,
+    /// in its own process, and reads back its times and states.
+    pub fn record_scene(
+        harness: &str,
+        description: &SceneDescription,
+        steps: usize,
+        substeps: u32,
+    ) -> Result<SceneRun, String> {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new(harness)
+            .args(["scene", &steps.to_string(), &substeps.to_string()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{harness}: {e}"))?;
+        let text = description_text(description);
+        child
+            .stdin
+            .take()
+            .ok_or("the harness's stdin")?
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("{harness}: {e}"))?;
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("{harness}: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{harness} scene: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let (time, states) = stdout
+            .split_once('\n')
+            .ok_or_else(|| format!("{harness} scene printed nothing"))?;
+        let times: Vec<f64> = time
+            .strip_prefix("time,")
+            .map(|fields| {
+                fields
+                    .split(',')
+                    .filter_map(|f| f.trim().parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let &[per_step, first_step] = times.as_slice() else {
+            return Err(format!("{harness} scene: `{time}` is not its time line"));
+        };
+        let millis = |ms: f64| Duration::from_secs_f64(ms / 1e3);
+        Ok(SceneRun {
+            per_step: millis(per_step),
+            first_step: millis(first_step),
+            replay: Replay::parse(states, description, steps)?,
+        })
+    }
+
     /// Runs the harness on a horizontal chain of `links` links for `steps` steps at
     /// `substeps` and reads back what it printed; `description` is the same chain, whose
     /// starting poses the harness's must match.
@@ -197,6 +334,34 @@ mod tests {
     const ONE_LINK_TWO_STEPS: &str = "0,0,0,0,1,0,0,0,0\n0,1,0.5,0,1,0,0,0,0\n\
         1,0,0,0,1,0,0,0,0\n1,1,0.499999285,-0.00112767401,0.999997795,-0.00214205962,-0.000117099204,-0.105898932,-0.211008027\n\
         2,0,0,0,1,0,0,0,0\n2,1,0.49998647,-0.00399867119,0.999969184,-0.00785665866,-0.00130105182,-0.211546585,-0.422807127\n";
+
+    #[test]
+    fn a_description_goes_to_the_harness_line_by_line() {
+        let description = crate::loop_scenes::LoopScene::Peaucellier.describe();
+        let text = description_text(&description);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "gravity 0 -10");
+        assert!(
+            lines[1].starts_with("body 0 0 0 0 0 0 0 0 0"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(lines.len(), 1 + 8 + 10);
+        // The first pin carries the crank's motor, the others none.
+        assert!(lines[9].ends_with(" 1 0.2 1000"), "{}", lines[9]);
+        assert!(lines[10].ends_with(" 0 0 0"), "{}", lines[10]);
+        // f32s read back exactly.
+        let mass: f32 = lines[2].split(' ').nth(2).unwrap().parse().unwrap();
+        assert_eq!(Some(mass), description.bodies[1].mass_inertia.map(|m| m.0));
+        let lift = description_text(&crate::loop_scenes::LoopScene::ScissorLift.describe());
+        assert_eq!(lift.lines().filter(|l| l.starts_with("line ")).count(), 2);
+        assert_eq!(
+            lift.lines().filter(|l| l.starts_with("distance ")).count(),
+            1
+        );
+        let frame = description_text(&crate::loop_scenes::LoopScene::FourBarFrame.describe());
+        assert!(frame.contains("\nweld 0 1 2 0 0 0 0\n"), "{frame}");
+    }
 
     #[test]
     fn a_replay_steps_through_the_recorded_states() {

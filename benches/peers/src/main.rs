@@ -8,6 +8,9 @@
 //!     [--external rows.csv] [--readme docs/benchmarks.md] [--isolate] [--box2d HARNESS]
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- --curve \
 //!     [--box2d HARNESS] [--instructions] [--markdown RESULTS.md] [--svg curve.svg]
+//! cargo run --release --manifest-path benches/peers/Cargo.toml -- --loops \
+//!     [--scene four_bar_frame|ring|scissor_lift|peaucellier]... [--engine nape|rapier]... \
+//!     [--runs N] [--box2d HARNESS] [--markdown RESULTS.md] [--readme docs/benchmarks.md]
 //! ```
 //!
 //! Configurations run round-robin (every configuration once per round, `--runs` rounds);
@@ -29,11 +32,18 @@
 //! its instructions by callgrind with `--instructions`) and how it moves (`chain`'s joint
 //! error; 10 and 50 links against their exact motion), Box2D's too with `--box2d`
 //! (`curve.rs`); it writes its own section in `--markdown` and its plot to `--svg`.
+//! `--loops` runs only issue 42's loop scenes (`loop_scenes.rs`: a four-bar on a welded
+//! frame, a spinning ring, Box2D's scissor lift, a motor-driven Peaucellier linkage) on
+//! nape's default, rapier2d at 4 and 8 substeps and, with `--box2d`, Box2D at 4 and 8,
+//! every run in a fresh process (`loop_report.rs`); it writes its own section in
+//! `--markdown` and `--readme`, which the other modes keep.
 
 mod box2d;
 mod callgrind;
 mod curve;
 mod curve_report;
+mod loop_report;
+mod loop_scenes;
 mod nape_engine;
 mod nape_scene;
 mod rapier_engine;
@@ -47,6 +57,7 @@ mod trajectory_report;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use loop_scenes::LoopScene;
 use nape_engine::{NAPE_CONFIGS, NAPE_CURVE_CONFIGS, NapeConfig, NapeWorld};
 use rapier_engine::{RAPIER_CONFIGS, RapierConfig, RapierWorld};
 use scenes::{Pose, Scene, SceneDescription, Velocity, initial_poses, joint_error};
@@ -414,6 +425,7 @@ fn summarise(engine: &str, settings: &str, scene: Scene, records: &[RunRecord]) 
 
 struct Options {
     scenes: Vec<Scene>,
+    loop_scenes: Vec<LoopScene>,
     engines: Vec<Engine>,
     runs: usize,
     err_every: usize,
@@ -427,17 +439,21 @@ struct Options {
     trajectories: bool,
     curve: bool,
     instructions: bool,
+    loops: bool,
 }
 
 const USAGE: &str = "usage: nape-peers [--scene chain|chain_hang|joint_grid]... \
 [--engine nape|rapier]... [--runs N (default 5)] [--err-every K (default 1)] [--trace] \
 [--markdown PATH] [--svg PATH] [--external CSV] [--readme PATH] [--isolate] [--box2d HARNESS] \
 | --trajectories [--engine nape|rapier]... [--markdown PATH] [--svg PATH] [--readme PATH] \
-| --curve [--engine nape|rapier]... [--box2d HARNESS] [--instructions] [--markdown PATH] [--svg PATH]";
+| --curve [--engine nape|rapier]... [--box2d HARNESS] [--instructions] [--markdown PATH] [--svg PATH] \
+| --loops [--scene four_bar_frame|ring|scissor_lift|peaucellier]... [--engine nape|rapier]... [--runs N] \
+[--box2d HARNESS] [--markdown PATH] [--readme PATH]";
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         scenes: Vec::new(),
+        loop_scenes: Vec::new(),
         engines: Vec::new(),
         runs: 5,
         err_every: 1,
@@ -451,6 +467,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         trajectories: false,
         curve: false,
         instructions: false,
+        loops: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -462,9 +479,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         match flag.as_str() {
             "--scene" => {
                 let name = value()?;
-                options
-                    .scenes
-                    .push(Scene::from_name(&name).ok_or(format!("unknown scene `{name}`"))?);
+                if let Some(scene) = LoopScene::from_name(&name) {
+                    options.loop_scenes.push(scene);
+                } else {
+                    options
+                        .scenes
+                        .push(Scene::from_name(&name).ok_or(format!("unknown scene `{name}`"))?);
+                }
             }
             "--engine" => options.engines.push(match value()?.as_str() {
                 "nape" => Engine::Nape,
@@ -495,12 +516,26 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--trajectories" => options.trajectories = true,
             "--curve" => options.curve = true,
             "--instructions" => options.instructions = true,
+            "--loops" => options.loops = true,
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
+    if options.loops && !options.scenes.is_empty() {
+        return Err(
+            "--loops runs only the loop scenes (four_bar_frame, ring, scissor_lift, \
+                    peaucellier)"
+                .to_owned(),
+        );
+    }
+    if !options.loops && !options.loop_scenes.is_empty() {
+        return Err("the loop scenes run with --loops".to_owned());
+    }
     if options.scenes.is_empty() {
         options.scenes = Scene::ALL.to_vec();
+    }
+    if options.loop_scenes.is_empty() {
+        options.loop_scenes = LoopScene::ALL.to_vec();
     }
     if options.engines.is_empty() {
         options.engines = vec![Engine::Nape, Engine::Rapier];
@@ -512,6 +547,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some(CHILD) {
         return run_child(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some(loop_report::LOOP_CHILD) {
+        return loop_report::run_child(&args[1..]);
     }
     let options = match parse_options(&args) {
         Ok(options) => options,
@@ -525,6 +563,9 @@ fn main() -> ExitCode {
     }
     if options.curve {
         return curve_report::run(&options, &args);
+    }
+    if options.loops {
+        return loop_report::run(&options, &args);
     }
     let mut external_rows = Vec::new();
     if let Some(path) = &options.external {
@@ -634,6 +675,7 @@ fn main() -> ExitCode {
         let old = std::fs::read_to_string(path).unwrap_or_default();
         let text = trajectory_report::SECTION.carry(&old, &text);
         let text = curve_report::SECTION.carry(&old, &text);
+        let text = loop_report::SECTION.carry(&old, &text);
         if let Err(e) = std::fs::write(path, text) {
             eprintln!("{path}: {e}");
             return ExitCode::FAILURE;

@@ -4,7 +4,10 @@
 //! change. Each entry's `apply` runs on a fresh `Space::new()` whose gravity is already
 //! set, before any body is added.
 
-use nape::{BodyHandle, PivotJoint, Space, Vec2};
+use nape::{
+    BodyHandle, ConstraintSettings, DistanceJoint, LineJoint, MotorJoint, PivotJoint, Space, Vec2,
+    WeldJoint,
+};
 
 use crate::nape_scene::space_with_bodies;
 use crate::scenes::{DT, Pose, SceneDescription, Velocity};
@@ -104,7 +107,10 @@ pub struct NapeWorld {
 }
 
 impl NapeWorld {
-    /// Builds `description` in a fresh space with `config` applied.
+    /// Builds `description` in a fresh space with `config` applied: its pins as
+    /// `PivotJoint`s, welds as `WeldJoint`s, distance joints as `DistanceJoint`s with
+    /// `joint_min = joint_max`, sliders as unbounded `LineJoint`s and motors as
+    /// `MotorJoint`s (ratio 1) whose `max_force` is the motor's torque.
     pub fn build(config: &NapeConfig, description: &SceneDescription) -> NapeWorld {
         let (mut space, bodies) = space_with_bodies(description, config.apply);
         for joint in &description.joints {
@@ -116,6 +122,55 @@ impl NapeWorld {
                     Vec2::from(joint.anchor_b),
                 ))
                 .expect("scene joints are valid");
+        }
+        for weld in &description.welds {
+            space
+                .add_constraint(WeldJoint::new(
+                    bodies[weld.a],
+                    bodies[weld.b],
+                    Vec2::from(weld.anchor_a),
+                    Vec2::from(weld.anchor_b),
+                    weld.reference_angle,
+                ))
+                .expect("scene welds are valid");
+        }
+        for rod in &description.distances {
+            space
+                .add_constraint(DistanceJoint::new(
+                    bodies[rod.a],
+                    bodies[rod.b],
+                    Vec2::from(rod.anchor_a),
+                    Vec2::from(rod.anchor_b),
+                    rod.length,
+                    rod.length,
+                ))
+                .expect("scene distance joints are valid");
+        }
+        for line in &description.lines {
+            space
+                .add_constraint(LineJoint::new(
+                    bodies[line.a],
+                    bodies[line.b],
+                    Vec2::from(line.anchor_a),
+                    Vec2::from(line.anchor_b),
+                    Vec2::from(line.axis),
+                    f32::NEG_INFINITY,
+                    f32::INFINITY,
+                ))
+                .expect("scene sliders are valid");
+        }
+        for motor in &description.motors {
+            let pin = &description.joints[motor.joint];
+            let settings = ConstraintSettings {
+                max_force: motor.max_torque,
+                ..ConstraintSettings::default()
+            };
+            space
+                .add_constraint_with(
+                    MotorJoint::new(bodies[pin.a], bodies[pin.b], motor.speed),
+                    settings,
+                )
+                .expect("scene motors are valid");
         }
         NapeWorld { space, bodies }
     }

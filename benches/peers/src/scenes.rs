@@ -2,7 +2,10 @@
 //! descriptions, and the anchor-separation error every engine is measured by.
 //!
 //! Every engine builds its world from the same [`SceneDescription`], so the scenes
-//! cannot drift apart between engines.
+//! cannot drift apart between engines. The reference scenes hold only revolute pins
+//! ([`JointSpec`]); the loop scenes (`loop_scenes.rs`) add welds, rigid distance joints,
+//! sliders and motors, their own gravity and initial velocities, and measure every
+//! kind's error by [`constraint_error`].
 
 use std::fmt;
 
@@ -90,13 +93,115 @@ pub struct JointSpec {
     pub anchor_b: [f32; 2],
 }
 
-/// Bodies and joints of one scene, in creation order.
+/// A weld: `anchor_a` in body `a`'s frame coincides with `anchor_b` in body `b`'s frame,
+/// and the relative angle `θb − θa` stays at `reference_angle`. Rigid (Box2D: zero hertz).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeldSpec {
+    /// Index of the first body in [`SceneDescription::bodies`].
+    pub a: usize,
+    /// Index of the second body.
+    pub b: usize,
+    /// The weld point in `a`'s local frame.
+    pub anchor_a: [f32; 2],
+    /// The weld point in `b`'s local frame.
+    pub anchor_b: [f32; 2],
+    /// The relative angle `θb − θa` held, rad.
+    pub reference_angle: f32,
+}
+
+/// A rigid distance joint (a massless rod): the anchors stay `length` apart, in both
+/// directions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DistanceSpec {
+    /// Index of the first body in [`SceneDescription::bodies`].
+    pub a: usize,
+    /// Index of the second body.
+    pub b: usize,
+    /// The anchor in `a`'s local frame.
+    pub anchor_a: [f32; 2],
+    /// The anchor in `b`'s local frame.
+    pub anchor_b: [f32; 2],
+    /// The distance held, m.
+    pub length: f32,
+}
+
+/// A slider that leaves rotation free (Box2D's wheel joint without its spring, nape's
+/// `LineJoint` without bounds, rapier's pin-slot joint): `anchor_b` of body `b` stays on
+/// the line through `anchor_a` of body `a` along `axis` (in `a`'s frame), anywhere along
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineSpec {
+    /// Index of the body that carries the line.
+    pub a: usize,
+    /// Index of the body that slides.
+    pub b: usize,
+    /// A point of the line in `a`'s local frame.
+    pub anchor_a: [f32; 2],
+    /// The sliding point in `b`'s local frame.
+    pub anchor_b: [f32; 2],
+    /// The line's direction in `a`'s local frame (unit length).
+    pub axis: [f32; 2],
+}
+
+/// A motor on one of the revolute pins: drives `ωb − ωa` of the pin's bodies to `speed`
+/// with a torque of at most `max_torque` (Box2D: the revolute joint's motor; nape: a
+/// `MotorJoint` beside the pin with that `max_force`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotorSpec {
+    /// Index of the pin in [`SceneDescription::joints`].
+    pub joint: usize,
+    /// Target relative angular velocity `ωb − ωa`, rad/s.
+    pub speed: f32,
+    /// The largest torque the motor applies, N·m.
+    pub max_torque: f32,
+}
+
+/// Bodies and joints of one scene, in creation order: engines create the bodies, then
+/// the pins, welds, distance joints, sliders and motors, each list in its order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SceneDescription {
     /// Bodies, in the order engines must create them.
     pub bodies: Vec<BodySpec>,
-    /// Joints, in the order engines must create them.
+    /// Revolute pins, in the order engines must create them.
     pub joints: Vec<JointSpec>,
+    /// Gravity, m/s² ([`GRAVITY`] in the reference scenes).
+    pub gravity: [f32; 2],
+    /// Every body's velocity at the start, indexed like [`Self::bodies`]; empty when all
+    /// start at rest.
+    pub initial_velocities: Vec<Velocity>,
+    /// Welds.
+    pub welds: Vec<WeldSpec>,
+    /// Rigid distance joints.
+    pub distances: Vec<DistanceSpec>,
+    /// Sliders.
+    pub lines: Vec<LineSpec>,
+    /// Motors on pins.
+    pub motors: Vec<MotorSpec>,
+}
+
+impl SceneDescription {
+    /// Bodies at rest joined by revolute pins only, under [`GRAVITY`]: a reference scene.
+    pub fn pinned(bodies: Vec<BodySpec>, joints: Vec<JointSpec>) -> SceneDescription {
+        SceneDescription {
+            bodies,
+            joints,
+            gravity: GRAVITY,
+            initial_velocities: Vec::new(),
+            welds: Vec::new(),
+            distances: Vec::new(),
+            lines: Vec::new(),
+            motors: Vec::new(),
+        }
+    }
+
+    /// Body `index`'s velocity at the start (zero unless [`Self::initial_velocities`]
+    /// gives it).
+    pub fn initial_velocity(&self, index: usize) -> Velocity {
+        self.initial_velocities
+            .get(index)
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 const CHAIN_LINKS: usize = 200;
@@ -137,7 +242,7 @@ fn chain(links: usize, hanging: bool) -> SceneDescription {
             anchor_b: [-0.5, 0.0],
         });
     }
-    SceneDescription { bodies, joints }
+    SceneDescription::pinned(bodies, joints)
 }
 
 const GRID_SIZE: usize = 100;
@@ -176,7 +281,7 @@ fn joint_grid() -> SceneDescription {
             }
         }
     }
-    SceneDescription { bodies, joints }
+    SceneDescription::pinned(bodies, joints)
 }
 
 /// A body's pose as the harness reads it back: position and the cosine and sine of the
@@ -204,7 +309,8 @@ impl Pose {
         }
     }
 
-    fn world_point(self, local: [f32; 2]) -> (f64, f64) {
+    /// The world position of a point given in the body's local frame.
+    pub fn world_point(self, local: [f32; 2]) -> (f64, f64) {
         let (lx, ly) = (f64::from(local[0]), f64::from(local[1]));
         (
             self.x + self.cos * lx - self.sin * ly,
@@ -251,6 +357,78 @@ pub fn joint_error(joints: &[JointSpec], poses: &[Pose]) -> JointError {
     JointError {
         max,
         mean: sum / joints.len().max(1) as f64,
+    }
+}
+
+/// A weld's error counts its angle error as the arc it sweeps at this distance from the
+/// weld point (1 m): separation + |Δθ|·1 m.
+pub const WELD_ANGLE_ARM: f64 = 1.0;
+
+/// Every joint's error in a scene with any kind of joint ([`constraint_error`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConstraintError {
+    /// Largest anchor separation over the revolute pins, m.
+    pub pins: f64,
+    /// Largest error over every joint with a position error (pins, welds, distance
+    /// joints, sliders; motors have none), m.
+    pub max: f64,
+    /// Mean of the same, m.
+    pub mean: f64,
+}
+
+/// The angle of a pose, rad, in (−π, π].
+fn pose_angle(pose: Pose) -> f64 {
+    pose.sin.atan2(pose.cos)
+}
+
+/// `angle` wrapped into (−π, π].
+fn wrapped(angle: f64) -> f64 {
+    let turn = std::f64::consts::TAU;
+    angle - turn * (angle / turn).round()
+}
+
+/// The error of every joint of `description` from the bodies' poses: a pin's anchor
+/// separation (as [`joint_error`]); a weld's anchor separation plus its angle error
+/// `|θb − θa − reference|` times [`WELD_ANGLE_ARM`]; a distance joint's `|d − length|`;
+/// a slider's offset of its sliding point from its line. A NaN counts as infinitely
+/// large.
+pub fn constraint_error(description: &SceneDescription, poses: &[Pose]) -> ConstraintError {
+    let separation = |a: usize, anchor_a: [f32; 2], b: usize, anchor_b: [f32; 2]| {
+        let (ax, ay) = poses[a].world_point(anchor_a);
+        let (bx, by) = poses[b].world_point(anchor_b);
+        (bx - ax, by - ay)
+    };
+    let pins = joint_error(&description.joints, poses);
+    let mut errors: Vec<f64> = Vec::new();
+    for weld in &description.welds {
+        let (dx, dy) = separation(weld.a, weld.anchor_a, weld.b, weld.anchor_b);
+        let turn =
+            pose_angle(poses[weld.b]) - pose_angle(poses[weld.a]) - f64::from(weld.reference_angle);
+        errors.push(dx.hypot(dy) + wrapped(turn).abs() * WELD_ANGLE_ARM);
+    }
+    for rod in &description.distances {
+        let (dx, dy) = separation(rod.a, rod.anchor_a, rod.b, rod.anchor_b);
+        errors.push((dx.hypot(dy) - f64::from(rod.length)).abs());
+    }
+    for line in &description.lines {
+        let (dx, dy) = separation(line.a, line.anchor_a, line.b, line.anchor_b);
+        let pose = poses[line.a];
+        let (ux, uy) = (f64::from(line.axis[0]), f64::from(line.axis[1]));
+        let (nx, ny) = (pose.cos * ux - pose.sin * uy, pose.sin * ux + pose.cos * uy);
+        errors.push((nx * dy - ny * dx).abs() / nx.hypot(ny));
+    }
+    let mut max = pins.max;
+    let mut sum = pins.mean * description.joints.len() as f64;
+    for &error in &errors {
+        let error = if error.is_nan() { f64::INFINITY } else { error };
+        max = max.max(error);
+        sum += error;
+    }
+    let count = description.joints.len() + errors.len();
+    ConstraintError {
+        pins: pins.max,
+        max,
+        mean: sum / count.max(1) as f64,
     }
 }
 
