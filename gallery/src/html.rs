@@ -56,7 +56,8 @@ table{{border-collapse:collapse}} td,th{{padding:.2em .8em;text-align:right}} td
 <code>#[constraint]</code>, each simulated for {seconds} s at 60 Hz under gravity. Joints are
 drawn from their debug-draw description (red: anchors and lever arms, dashed brown: ropes,
 grey: axes and their limits, orange: angular ranges and drives, green: the generic picture of a
-joint with none of its own). Regenerate with <code>cargo run --release --example gallery</code>.</p>
+joint with none of its own; teal: a traced point's path, over the faint band of the path it
+should follow). Regenerate with <code>cargo run --release --example gallery</code>.</p>
 <p><a id="interactive" href="{INTERACTIVE_URL}">Interactive page</a>: drag any body with the mouse
 (run <code>bash web/serve.sh</code> first, which builds it for WebAssembly and serves it on
 localhost).</p>
@@ -79,6 +80,8 @@ localhost).</p>
     for (scene, summary) in scenes.iter().zip(summaries) {
         let kind = if scene.is_custom() {
             "<span class=\"custom\">custom joint</span>"
+        } else if scene.joints.len() > 1 {
+            "builtin joints"
         } else {
             "builtin joint"
         };

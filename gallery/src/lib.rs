@@ -6,7 +6,7 @@
 //!   soft [`joints::MouseJoint`] the interactive page drags bodies with;
 //! * [`scenes`]: one scene per builtin joint and per custom joint;
 //! * [`world`]: a running scene ([`World`]): its space, what each body looks like, its
-//!   joints' pictures and errors, the mouse;
+//!   joints' pictures and errors, its controls and traced points, the mouse;
 //! * [`svg`], [`html`]: the animated SVG of a run, its plots and the index page;
 //! * [`cli`]: the gallery command;
 //! * [`workbench`]: the interactive page's joint editor, a constraint written as text

@@ -23,6 +23,8 @@ pub struct Frame {
     pub error: f32,
     /// Kinetic plus potential energy.
     pub energy: f32,
+    /// Where each traced point is ([`World::traced_points`]).
+    pub traced: Vec<Vec2>,
 }
 
 impl Frame {
@@ -35,6 +37,7 @@ impl Frame {
             joints: world.joint_pictures(),
             error: world.worst_violation(),
             energy: world.energy(),
+            traced: world.traced_points(),
         }
     }
 }
@@ -197,6 +200,7 @@ const STYLE: &str = "\
 .rigid{stroke:#d0312d}.rope{stroke:#a0700b;stroke-dasharray:5 3}\
 .link{stroke:#2e8b57;stroke-dasharray:2 3}.axis{stroke:#777;stroke-dasharray:8 4}\
 .limit{stroke:#777;stroke-width:2.5}.arc{fill:none;stroke:#e07b00;stroke-width:2}\
+.ideal{stroke:#0a8f8f;stroke-opacity:.22;stroke-width:7;stroke-linecap:round}.trace{stroke:#0a7070}\
 line,rect,circle,ellipse,polygon,path{vector-effect:non-scaling-stroke;stroke-width:1.5}";
 
 /// The animation of `frames` of `world`'s bodies and joints, looping every
@@ -225,6 +229,10 @@ pub fn animation(world: &World, frames: &[Frame], frame_seconds: f32) -> String 
         num(size.x),
         num(size.y)
     );
+    // Under the bodies, so the mechanism is seen on top of the path it should follow.
+    for ideal in world.traces().iter().filter_map(|t| t.ideal) {
+        write_element(&mut out, &line("ideal", ideal.0, ideal.1), "");
+    }
     for (b, drawn) in world.bodies.iter().enumerate() {
         let positions: Vec<String> = frames.iter().map(|f| point(f.poses[b].position)).collect();
         let angles: Vec<String> = frames
@@ -262,8 +270,47 @@ pub fn animation(world: &World, frames: &[Frame], frame_seconds: f32) -> String 
         out.push_str("</g></g>");
     }
     joints(&mut out, frames, seconds);
+    // Over everything: a rod lying along the path for a moment must not hide it.
+    traces(&mut out, world, frames, seconds);
     out.push_str("</g></svg>\n");
     out
+}
+
+/// Writes `element` with `inside` it (self-closed if that is empty).
+fn write_element(out: &mut String, element: &Element, inside: &str) {
+    let _ = write!(out, r#"<{} class="{}""#, element.tag, element.class);
+    for (name, value) in &element.attributes {
+        let _ = write!(out, r#" {name}="{value}""#);
+    }
+    if inside.is_empty() {
+        out.push_str("/>");
+    } else {
+        let _ = write!(out, ">{inside}</{}>", element.tag);
+    }
+}
+
+/// Each traced point's path as it accumulates: a segment per frame, from the point's
+/// position at the frame before, hidden until the body's animation (linear between frames,
+/// frame `i` at `i / (n − 1)` of the loop) reaches it. Segments keep the file linear in
+/// the frames, where a polyline would have to repeat every past point in every frame.
+fn traces(out: &mut String, world: &World, frames: &[Frame], seconds: f32) {
+    let last = frames.len().saturating_sub(1);
+    for t in 0..world.traces().len() {
+        for i in 1..=last {
+            let (from, to) = (frames[i - 1].traced[t], frames[i].traced[t]);
+            if point(from) == point(to) {
+                continue; // The point did not move, in the picture's precision.
+            }
+            let mut segment = line("trace", from, to);
+            segment.attributes.push(("visibility", "hidden".to_owned()));
+            let appear = format!(
+                r#"<animate attributeName="visibility" calcMode="discrete" dur="{}s" repeatCount="indefinite" keyTimes="0;{:.5}" values="hidden;visible"/>"#,
+                num(seconds),
+                i as f32 / last as f32
+            );
+            write_element(out, &segment, &appear);
+        }
+    }
 }
 
 /// Every joint element, animated attribute by attribute; an element missing from some

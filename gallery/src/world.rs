@@ -1,5 +1,9 @@
 //! A running scene: a [`Space`], what each body looks like, and every joint's picture and
-//! error, kept as closures over the joint's typed handle so any constraint type fits.
+//! error, kept as closures over the joint's typed handle so any constraint type fits; the
+//! scene's controls (what it changes between steps, such as a motor's rate) and the
+//! points whose paths it draws.
+
+use std::collections::VecDeque;
 
 use nape::draw::DrawPrimitive;
 use nape::{
@@ -87,6 +91,40 @@ pub struct Drawn {
 
 type DrawFn = Box<dyn Fn(&Space, &mut dyn FnMut(DrawPrimitive)) -> Result<(), Error>>;
 type MeasureFn = Box<dyn Fn(&Space) -> Result<f32, Error>>;
+type ControlFn = Box<dyn FnMut(&mut Space, f32) -> Result<(), Error>>;
+
+/// How many past positions a [`Trace`] keeps: a minute at 60 Hz, so a page left running
+/// does not grow without bound (the gallery's animations sample their own frames).
+pub const TRACE_POINTS: usize = 3600;
+
+/// A point of a body whose path the scene draws as it goes, beside the path it should
+/// follow.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The body carrying the point.
+    pub body: BodyHandle,
+    /// The point, in the body's local coordinates.
+    pub local: Vec2,
+    /// The ideal path: a straight line through these two world points, drawn faintly
+    /// between them under the trace.
+    pub ideal: Option<(Vec2, Vec2)>,
+    past: VecDeque<Vec2>,
+}
+
+impl Trace {
+    /// The point's positions after each step, oldest first (at most [`TRACE_POINTS`]).
+    pub fn past(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+        self.past.iter().copied()
+    }
+
+    /// How far `point` is from the ideal line, if there is one (and its two points differ).
+    #[must_use]
+    pub fn off_ideal(&self, point: Vec2) -> Option<f32> {
+        let (from, to) = self.ideal?;
+        let across = (to - from).try_normalize()?.perp();
+        Some((point - from).dot(across).abs())
+    }
+}
 
 /// A joint the scene draws and measures.
 struct Tracked {
@@ -110,6 +148,8 @@ pub struct World {
     /// The world rectangle to show: lower-left and upper-right corners.
     pub view: (Vec2, Vec2),
     joints: Vec<Tracked>,
+    controls: Vec<ControlFn>,
+    traces: Vec<Trace>,
     grab: Option<Grab>,
 }
 
@@ -124,6 +164,8 @@ impl World {
             bodies: Vec::new(),
             view: (low, high),
             joints: Vec::new(),
+            controls: Vec::new(),
+            traces: Vec::new(),
             grab: None,
         }
     }
@@ -192,9 +234,59 @@ impl World {
         self.joints.len()
     }
 
-    /// Advances the simulation by `dt` seconds.
+    /// Runs `control` before every step, with the step's `dt`: what the scene changes as
+    /// it runs (a motor's rate following a schedule), which its bodies and joints cannot say.
+    pub fn control(&mut self, control: impl FnMut(&mut Space, f32) -> Result<(), Error> + 'static) {
+        self.controls.push(Box::new(control));
+    }
+
+    /// Traces the body-local point `local` of `body`: its position is kept after every
+    /// step and drawn as a line, beside the faint `ideal` line it should stay on (see
+    /// [`Trace::ideal`]).
+    pub fn trace(&mut self, body: BodyHandle, local: Vec2, ideal: Option<(Vec2, Vec2)>) {
+        let mut trace = Trace {
+            body,
+            local,
+            ideal,
+            past: VecDeque::new(),
+        };
+        trace.past.push_back(self.world_point(body, local));
+        self.traces.push(trace);
+    }
+
+    /// The traced points, in the order they were added.
+    #[must_use]
+    pub fn traces(&self) -> &[Trace] {
+        &self.traces
+    }
+
+    /// Where each traced point is now.
+    #[must_use]
+    pub fn traced_points(&self) -> Vec<Vec2> {
+        self.traces
+            .iter()
+            .map(|t| self.world_point(t.body, t.local))
+            .collect()
+    }
+
+    /// Advances the simulation by `dt` seconds: the controls, the step, the traces.
     pub fn step(&mut self, dt: f32) {
+        for control in &mut self.controls {
+            // A control whose body or joint is gone has nothing left to do.
+            let _ = control(&mut self.space, dt);
+        }
         self.space.step(dt);
+        let now = self.traced_points();
+        for (trace, now) in self.traces.iter_mut().zip(now) {
+            if trace.past.len() == TRACE_POINTS {
+                trace.past.pop_front();
+            }
+            trace.past.push_back(now);
+        }
+    }
+
+    fn world_point(&self, body: BodyHandle, local: Vec2) -> Vec2 {
+        self.pose(body).world_point(local)
     }
 
     /// The largest position error of any measured joint: how far a row of `c(q)` is

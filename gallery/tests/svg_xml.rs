@@ -44,6 +44,23 @@ fn every_gallery_svg_parses_and_every_animation_animates() {
             "{} does not animate",
             scene.name
         );
+        let classes = |class: &str| {
+            animation
+                .descendants()
+                .filter(|n| n.attribute("class") == Some(class))
+                .count()
+        };
+        let world = (scene.build)().unwrap();
+        let (traced, ideals) = (
+            world.traces().len(),
+            world.traces().iter().filter(|t| t.ideal.is_some()).count(),
+        );
+        assert_eq!(classes("ideal"), ideals, "{}: the ideal paths", scene.name);
+        assert!(
+            (classes("trace") > 0) == (traced > 0),
+            "{}: a trace is drawn iff the scene traces a point",
+            scene.name
+        );
         let plot = check(&out.join(format!("{}-plot.svg", scene.name)));
         assert_eq!(
             plot.descendants()

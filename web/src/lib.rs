@@ -25,6 +25,8 @@
 //! | 11 | segment: x1, y1, x2, y2, style (0 rigid, 1 rope, 2 link) |
 //! | 12 | axis: x1, y1, x2, y2 (the drawn extent), finite min end (0/1), finite max end (0/1) |
 //! | 13 | arc: cx, cy, radius, start, end |
+//! | 14 | ideal path of a trace: x1, y1, x2, y2 |
+//! | 15 | trace: n, then n past positions (x, y), oldest first |
 //! | 20 | mouse: grip x, grip y, target x, target y |
 
 use std::cell::RefCell;
@@ -294,6 +296,10 @@ fn flag(b: bool) -> f32 {
 }
 
 fn encode(world: &World, out: &mut Vec<f32>) {
+    // The ideal paths under the bodies, the traces over everything, as in the gallery's SVGs.
+    for (from, to) in world.traces().iter().filter_map(|t| t.ideal) {
+        out.extend([14.0, from.x, from.y, to.x, to.y]);
+    }
     for drawn in &world.bodies {
         let pose = world.pose(drawn.handle);
         // The drawing needs the rotation only: its principal angle, exact at any winding.
@@ -350,6 +356,11 @@ fn encode(world: &World, out: &mut Vec<f32>) {
                 } => out.extend([13.0, centre.x, centre.y, radius, start, end]),
             }
         }
+    }
+    for trace in world.traces() {
+        let past = trace.past();
+        out.extend([15.0, past.len() as f32]);
+        out.extend(past.flat_map(|p| [p.x, p.y]));
     }
     if let Some((_, grip, target)) = world.grabbed() {
         out.extend([20.0, grip.x, grip.y, target.x, target.y]);

@@ -128,6 +128,13 @@ function decode(buffer) {
     else if (tag === 11) { const [x1, y1, x2, y2, style] = take(5); records.push({ kind: "segment", x1, y1, x2, y2, style }); }
     else if (tag === 12) { const [x1, y1, x2, y2, lo, hi] = take(6); records.push({ kind: "axis", x1, y1, x2, y2, lo: lo > 0, hi: hi > 0 }); }
     else if (tag === 13) { const [x, y, r, start, end] = take(5); records.push({ kind: "arc", x, y, r, start, end }); }
+    else if (tag === 14) { const [x1, y1, x2, y2] = take(4); records.push({ kind: "ideal", x1, y1, x2, y2 }); }
+    else if (tag === 15) {
+      const [n] = take(1);
+      const points = Array.from(buffer.subarray(i, i + 2 * n));
+      i += 2 * n;
+      records.push({ kind: "trace", points });
+    }
     else if (tag === 20) { const [gx, gy, tx, ty] = take(4); records.push({ kind: "mouse", gx, gy, tx, ty }); }
     else { throw new Error(`unknown record tag ${tag} at ${i}`); }
   }
@@ -199,6 +206,21 @@ function drawRecord(r) {
     context.beginPath();
     // Screen y points down, so world angles are negated.
     context.arc(x, y, r.r * state.scale, -r.start, -r.end, r.end > r.start);
+    context.stroke();
+  } else if (r.kind === "ideal") {
+    // Wide and faint, so the trace is seen holding it.
+    context.strokeStyle = "rgba(10, 143, 143, 0.22)";
+    context.lineWidth = 10;
+    context.lineCap = "round";
+    line(r.x1, r.y1, r.x2, r.y2);
+    context.lineCap = "butt";
+  } else if (r.kind === "trace") {
+    context.strokeStyle = "#0a7070";
+    context.beginPath();
+    for (let k = 0; k < r.points.length; k += 2) {
+      const [x, y] = worldToScreen(r.points[k], r.points[k + 1]);
+      context.lineTo(x, y);
+    }
     context.stroke();
   } else if (r.kind === "mouse") {
     context.strokeStyle = "#9b30d9";
