@@ -169,11 +169,11 @@ impl DirectSystem {
     /// Forms and factorises island `k`'s Schur complement of its loop rows, its tree
     /// factorised already.
     pub(super) fn factor_loops(&mut self, k: usize, inverse_masses: &[InverseMass]) {
-        let island = self.loops.islands[k].clone();
-        let m = island.rows.len();
-        if m == 0 {
+        if !self.has_loops(k) {
             return;
         }
+        let island = self.loops.islands[k].clone();
+        let m = island.rows.len();
         let (nb, nd) = (island.bodies.len(), island.dofs.len());
         for (j, g) in island.rows.clone().enumerate() {
             let (s, r) = self.loops.rows[g];
@@ -267,11 +267,12 @@ impl DirectSystem {
         rows: &impl kernels::RowSource,
         accumulate_impulses: bool,
     ) {
-        let island = self.loops.islands[k].clone();
-        let m = island.rows.len();
-        if m == 0 {
+        // Every tree solve passes here: an island without loops costs one comparison.
+        if !self.has_loops(k) {
             return;
         }
+        let island = self.loops.islands[k].clone();
+        let m = island.rows.len();
         let mut g = island.rows.start;
         for c in island.cuts.clone() {
             let s = self.loops.cuts[c] as usize;

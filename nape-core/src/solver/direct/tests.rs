@@ -172,19 +172,20 @@ fn spread(mut seed: u32) -> impl FnMut() -> f32 {
 /// match a dense solve.
 #[test]
 fn a_tree_island_matches_the_dense_solve() {
-    // (bodies, rows) of each constraint; the last two share bodies 4 and 5.
-    let spec = [
-        ([7, 0], 2),
-        ([0, 1], 2),
-        ([1, 2], 1),
-        ([1, 3], 2),
-        ([1, 4], 3),
-        ([4, 5], 2),
-        ([5, 4], 1),
-        ([5, 6], 2),
-    ];
-    matches_the_dense_solve(&spec, 8, 0, 1e-7, (1e-10, 1e-8));
+    matches_the_dense_solve(&TREE, 8, 0, 1e-7, (1e-10, 1e-8));
 }
+
+/// (bodies, rows) of each constraint of the tree island; the last two share bodies 4 and 5.
+const TREE: [([u32; 2], usize); 8] = [
+    ([7, 0], 2),
+    ([0, 1], 2),
+    ([1, 2], 1),
+    ([1, 3], 2),
+    ([1, 4], 3),
+    ([4, 5], 2),
+    ([5, 4], 1),
+    ([5, 6], 2),
+];
 
 /// The same island closed into loops: a ring through the shared body, a second loop
 /// through the super node of two constraints, a chord across the ring with three rows,
@@ -192,20 +193,8 @@ fn a_tree_island_matches_the_dense_solve() {
 /// complement, match the dense solve.
 #[test]
 fn an_island_with_loops_matches_the_dense_solve() {
-    let spec = [
-        ([7, 0], 2),
-        ([0, 1], 2),
-        ([1, 2], 1),
-        ([1, 3], 2),
-        ([1, 4], 3),
-        ([4, 5], 2),
-        ([5, 4], 1),
-        ([5, 6], 2),
-        ([6, 1], 2),
-        ([2, 3], 1),
-        ([3, 5], 3),
-        ([6, 0], 2),
-    ];
+    let closing = [([6, 1], 2), ([2, 3], 1), ([3, 5], 3), ([6, 0], 2)];
+    let spec: Vec<_> = TREE.iter().chain(&closing).copied().collect();
     matches_the_dense_solve(&spec, 8, 4, 1e-7, (1e-9, 1e-6));
     matches_the_dense_solve(&spec, 8, 4, 1e-3, (1e-13, 1e-10));
 }
