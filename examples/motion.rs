@@ -1,7 +1,7 @@
 //! How faithfully bodies move, at the defaults (60 Hz): each scene of the motion laws
 //! against its exact answer — a rod pendulum's energy and elliptic-integral period, a
 //! whirled stone's speed, the momenta of a spinning pair (on springs, limits and motors,
-//! on both paths), of a spinning loop (a mesh, its pins stiff and soft, and against limits)
+//! on both paths), of a spinning loop (solved exactly, its pins stiff and soft, and against limits)
 //! and of a thrown ragdoll, the energy of a pair against undamped soft limits, a body on an
 //! undamped spring, and
 //! chains released horizontal against Lagrange's equations in the links' angles.
@@ -87,7 +87,7 @@ fn main() {
         let (mut space, bodies) = spinning_loop(settings);
         let free = run_free(&mut space, &bodies, 10.0);
         println!(
-            "spinning loop of four rods (a mesh), pins {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}, kinetic energy {:+.3} %",
+            "spinning loop of four rods (solved exactly), pins {name}, 10 s: linear momentum {:.2e}, angular momentum {:+.2e}, kinetic energy {:+.3} %",
             free.linear_change,
             free.angular_change,
             100.0 * free.kinetic_change
