@@ -99,19 +99,41 @@ impl DirectSystem {
             }
         }
 
-        // Bodies held by three or more of the forest's super nodes stay nodes of the
-        // elimination tree; a super node of such a body alone (its pin to the ground) is
-        // a leaf whose block is its compliance alone, and eliminating it first leaves the
-        // tree's solve a relative error of that compliance's inverse (1e-9: the residual
-        // of a stiff row is then 1e-7 of the load). Its island solves exactly as a tree;
-        // with loops, whose rows are solved through the tree's responses, the error
-        // compounds, so such an island stays with the sweeps.
+        // Each island's tree hangs from a root, eliminated last: its first super node of
+        // one body (a hold on the ground) where it has one, else its first. Bodies held by
+        // three or more of the forest's super nodes stay nodes of the tree, and the super
+        // nodes below such a body are eliminated with it held still. A hold on the ground
+        // below it would then close a loop through the ground that the elimination does
+        // not see: rows that meet nothing free (a pin of that very body has its
+        // compliance alone for its block), whose inverse leaves the tree's solve a
+        // relative error of 1/compliance (1e-9: a stiff row's residual is then 1e-7 of
+        // the load, and loops solved through the tree's responses amplify it until the
+        // island fails). So every hold on the ground below a body node closes a loop, as
+        // it does physically, and is solved through the Schur complement with the others.
         let mut forest_degree = vec![0u32; dynamic.len()];
+        let mut forest_supers: Vec<Vec<u32>> = vec![Vec::new(); dynamic.len()];
+        let mut roots: HashMap<u32, usize> = HashMap::new();
         for (s, (key, n)) in super_keys.iter().enumerate() {
-            if !closes_loop[s] {
-                for &b in &key[..*n] {
-                    forest_degree[b as usize] += 1;
-                }
+            if closes_loop[s] {
+                continue;
+            }
+            for &b in &key[..*n] {
+                forest_degree[b as usize] += 1;
+                forest_supers[b as usize].push(s as u32);
+            }
+            let root = roots.entry(find(&mut parent, key[0])).or_insert(s);
+            if *n == 1 && super_keys[*root].1 != 1 {
+                *root = s;
+            }
+        }
+        let mut is_root = vec![false; super_keys.len()];
+        for &s in roots.values() {
+            is_root[s] = true;
+        }
+        let below_body_node = hang(&super_keys, &is_root, &forest_supers, &forest_degree);
+        for (s, (_, n)) in super_keys.iter().enumerate() {
+            if *n == 1 && !closes_loop[s] && below_body_node[s] {
+                closes_loop[s] = true;
             }
         }
 
@@ -122,7 +144,6 @@ impl DirectSystem {
             loop_rows: usize,
             too_large: bool,
             unspanned: bool,
-            pinned_hub: bool,
         }
         let mut census: HashMap<u32, Census> = HashMap::new();
         for (b, &d) in dynamic.iter().enumerate() {
@@ -131,7 +152,7 @@ impl DirectSystem {
                 census.entry(root).or_default().unspanned |= !spanned[b];
             }
         }
-        for (s, (key, n)) in super_keys.iter().enumerate() {
+        for (s, (key, _)) in super_keys.iter().enumerate() {
             let root = find(&mut parent, key[0]);
             let c = census.entry(root).or_default();
             c.supers += 1;
@@ -139,14 +160,10 @@ impl DirectSystem {
             c.too_large |= rows > MAX_ROWS;
             if closes_loop[s] {
                 c.loop_rows += rows;
-            } else if *n == 1 && forest_degree[key[0] as usize] > 2 {
-                c.pinned_hub = true;
             }
         }
         let acyclic = |c: &Census| {
-            let loops_solvable =
-                c.loop_rows == 0 || (!c.pinned_hub && c.loop_rows <= MAX_LOOP_ROWS);
-            !c.too_large && !c.unspanned && c.supers > 0 && loops_solvable
+            !c.too_large && !c.unspanned && c.supers > 0 && c.loop_rows <= MAX_LOOP_ROWS
         };
 
         // Lay out the super nodes of acyclic islands.
@@ -180,6 +197,7 @@ impl DirectSystem {
                 gamma_offset: gamma_total,
                 from_mass: super_links[s].len() == 1 && !closes_loop[s],
                 closes_loop: closes_loop[s],
+                root: is_root[s],
             });
             rows_total += row;
             jac_total += row * n * 3;
@@ -199,7 +217,7 @@ impl DirectSystem {
         assignment
     }
 
-    /// The elimination order of the reduced tree: breadth-first from each island's first
+    /// The elimination order of the reduced tree: breadth-first from each island's root
     /// super node, reversed so that every node comes before its parent.
     fn build_tree(&mut self, body_count: usize) {
         let mut supers_at: Vec<Vec<u32>> = vec![Vec::new(); body_count];
@@ -239,7 +257,7 @@ impl DirectSystem {
         let mut islands = Vec::new();
         let (mut island_bodies, mut island_body_ranges) = (Vec::new(), Vec::new());
         for start in 0..self.supers.len() {
-            if visited_super[start] || self.supers[start].closes_loop {
+            if !self.supers[start].root {
                 continue;
             }
             let island_start = order.len();
@@ -471,4 +489,40 @@ impl DirectSystem {
     pub(super) fn covers(&self, which: Islands, k: usize) -> bool {
         self.active[k] && (which == Islands::All || self.marked[k])
     }
+}
+
+/// Per super node, whether it hangs below a body node of its island's tree (a body held
+/// by three or more forest super nodes) rooted at the super nodes `is_root` marks: a
+/// breadth-first walk from each root, a super node reached through a body below one that
+/// is, or through a body node.
+fn hang(
+    super_keys: &[([u32; MAX_BODIES], usize)],
+    is_root: &[bool],
+    forest_supers: &[Vec<u32>],
+    forest_degree: &[u32],
+) -> Vec<bool> {
+    let mut below = vec![false; super_keys.len()];
+    let mut reached = is_root.to_vec();
+    let mut body_reached = vec![false; forest_supers.len()];
+    let mut queue: Vec<u32> = (0..super_keys.len() as u32)
+        .filter(|&s| is_root[s as usize])
+        .collect();
+    let mut head = 0;
+    while let Some(&s) = queue.get(head) {
+        head += 1;
+        let (key, n) = &super_keys[s as usize];
+        for &b in &key[..*n] {
+            if std::mem::replace(&mut body_reached[b as usize], true) {
+                continue;
+            }
+            let held = below[s as usize] || forest_degree[b as usize] > 2;
+            for &t in &forest_supers[b as usize] {
+                if !std::mem::replace(&mut reached[t as usize], true) {
+                    below[t as usize] = held;
+                    queue.push(t);
+                }
+            }
+        }
+    }
+    below
 }

@@ -158,6 +158,8 @@ struct SuperNode {
     /// Whether it closes a loop: it is not in its island's tree, and its rows are solved
     /// through the tree's Schur complement ([`loops`]).
     closes_loop: bool,
+    /// Whether it is its island's root, eliminated last.
+    root: bool,
 }
 
 /// A node of the reduced elimination tree. Bodies touched by one or two super nodes are

@@ -187,6 +187,29 @@ const TREE: [([u32; 2], usize); 8] = [
     ([5, 6], 2),
 ];
 
+/// The tree island pinned to the static body at a leaf (body 6, the island's root now)
+/// and at its hub (body 1, held by four super nodes), at the solver's own stiff
+/// compliance (1e-9): the hub's pin and the tree's static anchor below it close loops
+/// through the ground and are solved through the
+/// Schur complement, alone and with the island's other loops. Its heavy body hangs from
+/// the hub through a soft row here: a stiff row from a body node to a body 1e5 times
+/// heavier leaves the tree's solve 1e-7 of the load (the body node is held still while
+/// the rows below it are eliminated, and the heavy body barely moves them), which the
+/// loop rows' responses carry to a few 1e-3 of their impulses.
+#[test]
+fn a_pinned_hub_matches_the_dense_solve() {
+    let light: Vec<_> = TREE
+        .iter()
+        .map(|&(b, rows)| (b.map(|x| [0, 1, 3, 2, 4, 5, 6, 7][x as usize]), rows))
+        .collect();
+    let pins = [([7, 6], 1), ([7, 1], 2)];
+    let spec: Vec<_> = pins.iter().chain(&light).copied().collect();
+    matches_the_dense_solve(&spec, 8, 2, 1e-9, (1e-12, 1e-7));
+    let closing = [([6, 1], 2), ([2, 3], 1), ([3, 5], 3), ([6, 0], 2)];
+    let spec: Vec<_> = spec.iter().chain(&closing).copied().collect();
+    matches_the_dense_solve(&spec, 8, 6, 1e-9, (1e-12, 1e-7));
+}
+
 /// The same island closed into loops: a ring through the shared body, a second loop
 /// through the super node of two constraints, a chord across the ring with three rows,
 /// and a loop through the static anchor's body, solved through the tree's Schur
@@ -494,32 +517,44 @@ fn a_paired_projection_and_solve_equal_the_two_apart_bit_for_bit() {
     assert!(paired.factored_since(count));
 }
 
-/// An island with a loop is solved exactly unless a body held by three of its tree's
-/// super nodes is also pinned alone (a leaf whose block is its compliance, which the
-/// loop rows' responses would amplify): that island stays with the sweeps, and so does
-/// one with more loop rows than [`MAX_LOOP_ROWS`].
+/// Which super nodes close loops, and which islands are solved exactly: a ring closes
+/// one loop; a hold on the ground is its island's root, and a second one closes a loop
+/// through the ground when it hangs below a body node (a body held by three super nodes
+/// of the tree), which its elimination holds still, and not otherwise (a chain pinned at
+/// both ends stays a tree); an island with more loop rows than [`MAX_LOOP_ROWS`] stays
+/// with the sweeps.
 #[test]
 fn which_islands_with_loops_are_solved_exactly() {
-    let exact = |spec: &[([u32; 2], usize)]| {
+    let closing = |spec: &[([u32; 2], usize)]| {
         let mut dynamic = vec![true; 10];
         dynamic[9] = false;
         let mut system = DirectSystem::default();
         let slots = system.rebuild(&two_body_links(spec), &dynamic);
         assert!(slots.iter().all(|s| s.is_some() == slots[0].is_some()));
-        slots[0].is_some()
+        let roots = system.supers.iter().filter(|s| s.root).count();
+        assert!(slots[0].is_none() || roots == 1, "one root");
+        let held = system.supers.iter().any(|s| s.body_count == 1 && s.root);
+        let grounded = spec.iter().any(|(b, _)| b.contains(&9));
+        assert!(slots[0].is_none() || held == grounded, "a hold is the root");
+        slots[0].map(|_| system.supers.iter().filter(|s| s.closes_loop).count())
     };
     let ring = [([0, 1], 2), ([1, 2], 2), ([2, 0], 2)];
-    assert!(exact(&ring));
-    assert!(exact(&[ring[0], ring[1], ring[2], ([9, 0], 2)]));
-    assert!(!exact(&[
-        ring[0],
-        ring[1],
-        ring[2],
-        ([9, 0], 2),
-        ([0, 3], 2)
-    ]));
-    // A tree with the same pinned hub is solved exactly.
-    assert!(exact(&[ring[0], ring[1], ([9, 0], 2), ([0, 3], 2)]));
+    assert_eq!(closing(&ring), Some(1));
+    assert_eq!(closing(&[ring[0], ring[1], ring[2], ([9, 0], 2)]), Some(1));
+    let both_ends = [([9, 0], 2), ([0, 1], 2), ([1, 2], 2), ([9, 2], 2)];
+    assert_eq!(closing(&both_ends), Some(0));
+    let hub = [([9, 0], 2), ([0, 1], 2), ([1, 2], 2), ([1, 3], 2)];
+    assert_eq!(closing(&hub), Some(0));
+    assert_eq!(
+        closing(&[hub[0], hub[1], hub[2], hub[3], ([9, 1], 2)]),
+        Some(1)
+    );
+    assert_eq!(
+        closing(&[hub[0], hub[1], hub[2], hub[3], ([9, 3], 1)]),
+        Some(1)
+    );
+    // Held at the hub alone, the hub's hold is the root whichever constraint comes first.
+    assert_eq!(closing(&[hub[1], hub[2], hub[3], ([9, 1], 2)]), Some(0));
     // A ladder of 34 rungs closes 33 loops of 2 rows: 66 > MAX_LOOP_ROWS.
     let ladder = |rungs: u32| -> Vec<([u32; 2], usize)> {
         let mut spec = vec![([0, 1], 2)];
