@@ -7,13 +7,29 @@
 //! `tests/loops.rs` holds the same runs to the bounds.
 //!
 //! Run with `cargo run --release --example loops [-- NAME...]`, NAME a part of a scene's
-//! name (`ring`, `four-bar`, `scissor`, …) to run only those.
+//! name (`ring`, `four-bar`, `scissor`, …) to run only those. `-- crossover` runs hung
+//! meshes of 2 × 2 to 8 × 8 bodies ([`loops::hung_mesh`]) exact and swept side by side:
+//! where the exact solve's loop rows end (`MAX_LOOP_ROWS`), and what each path costs and
+//! keeps below it.
 
 #[path = "common/loops.rs"]
 mod loops;
 
 fn main() {
     let names: Vec<String> = std::env::args().skip(1).collect();
+    if names.iter().any(|n| n == "crossover") {
+        for k in 2..=8 {
+            for direct in [true, false] {
+                let mut scene = loops::hung_mesh(k);
+                scene.space.direct_solve = direct;
+                let path = if direct { "default" } else { "swept" };
+                scene.name = format!("{} ({path})", scene.name);
+                let figures = scene.run();
+                println!("{}", figures.line(&scene.name));
+            }
+        }
+        return;
+    }
     for mut scene in loops::all() {
         if !names.is_empty() && !names.iter().any(|n| scene.name.contains(n.as_str())) {
             continue;

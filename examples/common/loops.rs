@@ -1239,6 +1239,45 @@ pub fn peaucellier_driven(
 /// The ring sweep's sizes.
 pub const RING_SIZES: [usize; 4] = [4, 24, 100, 1000];
 
+// ----- Meshes: where the exact solve's loops end ------------------------------------------
+
+/// A mesh of `k × k` bodies (1 kg, 0.1 kg·m², 1 m apart) hung from the ground by its top
+/// row, each body pinned to its neighbours below and beside it at their midpoints, thrown
+/// sideways at 1 m/s under gravity, 10 s: `k (k − 1)` loops of two rows, the ground's
+/// among them (60 rows at `k = 6`, 84 at `k = 7`).
+pub fn hung_mesh(k: usize) -> Mechanism {
+    let mut m = Mechanism::new(format!("mesh {k} x {k}"), GRAVITY, 10.0);
+    let motion = Motion {
+        linear: DVec2::new(1.0, 0.0),
+        angular: 0.0,
+    };
+    let grid: Vec<BodyHandle> = (0..k * k)
+        .map(|i| {
+            let placed = Placed {
+                centre: DVec2::new((i % k) as f64, -((i / k) as f64)),
+                angle: 0.0,
+            };
+            m.body((1.0, 0.1), placed, motion)
+        })
+        .collect();
+    let (up, down) = (local(0.0, 0.5), local(0.0, -0.5));
+    let (left, right) = (local(-0.5, 0.0), local(0.5, 0.0));
+    for row in 0..k {
+        for col in 0..k {
+            let here = grid[row * k + col];
+            if row == 0 {
+                m.pin(m.ground, local(col as f64, 0.5), here, up);
+            } else {
+                m.pin(grid[(row - 1) * k + col], down, here, up);
+            }
+            if col > 0 {
+                m.pin(grid[row * k + col - 1], right, here, left);
+            }
+        }
+    }
+    m
+}
+
 /// Every scene, in report order: the five (the welded four-bar both spun without
 /// gravity and released under it), the four-bar with a motor and with a limit, and the
 /// ring sweep.
