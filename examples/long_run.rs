@@ -1,10 +1,13 @@
-//! The long-run scenes of `tests/long_run.rs` for an hour of simulated time each (or
-//! `--minutes M`), at the defaults: the soak `docs/guarantees.md` reports.
+//! The long-run scenes of `tests/long_run.rs`, and the loop scenes of `tests/loops.rs`'s
+//! ten-minute test, for an hour of simulated time each (or `--minutes M`), at the
+//! defaults: the soak `docs/guarantees.md` reports.
 //!
 //! Run with `cargo run --release --example long_run [-- --minutes M]`.
 
 #[path = "../tests/support/long_run.rs"]
 mod long_run;
+#[path = "common/loops.rs"]
+mod loops;
 #[path = "../tests/support/mechanics.rs"]
 mod mechanics;
 
@@ -58,4 +61,17 @@ fn main() {
         "motor-driven crank, {minutes} min: pin {:.1e} m, weld {:.1e} m, spin {:.6} rad/s",
         run.pin, run.weld, run.spin
     );
+    for mut scene in [
+        loops::ring_24(),
+        loops::four_bar_frame(),
+        loops::scissor_lift(),
+    ] {
+        scene.seconds = minutes * 60.0;
+        let figures = scene.run();
+        println!(
+            "{}, {minutes} min: {}",
+            scene.name,
+            figures.line(&scene.name)
+        );
+    }
 }
