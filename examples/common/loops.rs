@@ -12,7 +12,7 @@
 //! `Space`'s defaults.
 #![allow(dead_code)]
 
-use std::f64::consts::{FRAC_PI_3, PI, TAU};
+use std::f64::consts::{FRAC_PI_3, FRAC_PI_6, PI, TAU};
 use std::time::Instant;
 
 use nape::{
@@ -1239,6 +1239,53 @@ pub fn peaucellier_driven(
 /// The ring sweep's sizes.
 pub const RING_SIZES: [usize; 4] = [4, 24, 100, 1000];
 
+// ----- Redundant and contradictory rows ------------------------------------------------
+
+/// Where [`parallel_cranks`] starts, rad from the horizontal: below it, so that the swing
+/// (to −150°) never brings cranks and coupler into line, where a parallelogram can fold
+/// into its crossed form.
+pub const CRANKS_START: f64 = -FRAC_PI_6;
+
+/// Three parallel 1 m cranks (rods of 1 kg/m) pinned to the ground 1 m apart, their tips
+/// pinned to a 2 m coupler: a parallelogram with a third crank, which moves as one
+/// parallelogram does while its twelve rows hold its four bodies' twelve freedoms (one
+/// row repeats the others). Released at rest at [`CRANKS_START`] under gravity, 20 s;
+/// `offset` moves the third crank's ground pin along the ground, m: with 0 its rows are
+/// redundant and consistent, otherwise they contradict each other (that pin starts open
+/// by `offset`).
+pub fn parallel_cranks(offset: f64) -> Mechanism {
+    let name = if offset == 0.0 {
+        "parallel cranks".to_string()
+    } else {
+        format!("parallel cranks, {offset} m off")
+    };
+    let mut m = Mechanism::new(name, GRAVITY, 20.0);
+    let tip = DVec2::new(CRANKS_START.cos(), CRANKS_START.sin());
+    let cranks: Vec<BodyHandle> = (0..3)
+        .map(|i| {
+            let base = DVec2::new(i as f64, 0.0);
+            m.rod(1.0, rod_between(base, base + tip), Motion::default())
+        })
+        .collect();
+    let coupler = m.rod(
+        2.0,
+        rod_between(tip, tip + DVec2::new(2.0, 0.0)),
+        Motion::default(),
+    );
+    for (i, &crank) in cranks.iter().enumerate() {
+        let ground = i as f64 + if i == 2 { offset } else { 0.0 };
+        m.pin(m.ground, local(ground, 0.0), crank, local(-0.5, 0.0));
+        m.pin(crank, local(0.5, 0.0), coupler, local(i as f64 - 1.0, 0.0));
+    }
+    // From rest at its start to the bottom of its swing: the cranks' centres fall by
+    // half their length and the coupler by the whole, times 1 + sin(start).
+    let g = -f64::from(GRAVITY.y);
+    m.energy = EnergyMeasure::Total {
+        scale: g * (1.0 + CRANKS_START.sin()) * (3.0 * 0.5 + 2.0),
+    };
+    m
+}
+
 // ----- Meshes: where the exact solve's loops end ------------------------------------------
 
 /// A mesh of `k × k` bodies (1 kg, 0.1 kg·m², 1 m apart) hung from the ground by its top
@@ -1291,6 +1338,7 @@ pub fn all() -> Vec<Mechanism> {
         peaucellier(),
         four_bar_motor(),
         four_bar_limit(),
+        parallel_cranks(0.0),
     ];
     scenes.extend(RING_SIZES.iter().map(|&n| {
         let mut ring = ring_sweep(n);
