@@ -27,6 +27,7 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 fn main() {
     warmed_up_steps_allocate_nothing();
     every_builtin_allocates_nothing();
+    changing_parameters_every_step_allocates_nothing();
 }
 
 fn warmed_up_steps_allocate_nothing() {
@@ -141,6 +142,76 @@ fn every_builtin_allocates_nothing() {
         assert_eq!(reached, vec![true; reached.len()], "limits reached");
         assert_eq!(wide, vec![false; wide.len()], "limits never reached");
     }
+}
+
+/// A game that turns a motor's rate, moves a pivot's anchor and stretches a distance
+/// limit every frame (`update_constraint` between steps, none of them changing bodies or
+/// whether a limit's bounds are apart) keeps the islands: no step allocates, and the
+/// exact island keeps solving exactly.
+fn changing_parameters_every_step_allocates_nothing() {
+    let mut space = Space::new();
+    space.gravity = Vec2::new(0.0, -10.0);
+    let ground = space.add_body(nape::Body::static_body()).unwrap();
+    let crank = plank(&mut space, 0.5, 0.0);
+    let bar = plank(&mut space, 1.5, 0.0);
+    let hung = plank(&mut space, 2.5, 0.0);
+    let pin = space
+        .add_constraint(PivotJoint::new(
+            ground,
+            crank,
+            Vec2::ZERO,
+            Vec2::new(-0.5, 0.0),
+        ))
+        .unwrap();
+    let motor = space
+        .add_constraint(MotorJoint::new(ground, crank, 1.0))
+        .unwrap();
+    space
+        .add_constraint(PivotJoint::new(
+            crank,
+            bar,
+            Vec2::new(0.5, 0.0),
+            Vec2::new(-0.5, 0.0),
+        ))
+        .unwrap();
+    let rope = space
+        .add_constraint(DistanceJoint::new(
+            bar,
+            hung,
+            Vec2::ZERO,
+            Vec2::ZERO,
+            0.5,
+            1.0,
+        ))
+        .unwrap();
+    let frame = |space: &mut Space, k: usize| {
+        let t = k as f32 / 60.0;
+        space
+            .update_constraint(motor, |m| m.rate = 2.0 * t.sin())
+            .unwrap();
+        space
+            .update_constraint(pin, |p| p.anchor1 = Vec2::new(0.0, 0.1 * t.cos()))
+            .unwrap();
+        space
+            .update_constraint(rope, |r| r.joint_max = 1.0 + 0.2 * t.sin())
+            .unwrap();
+        space.step(1.0 / 60.0);
+    };
+    for k in 0..WARM_UP {
+        frame(&mut space, k);
+    }
+    let region = Region::new(GLOBAL);
+    for k in WARM_UP..WARM_UP + MEASURED {
+        frame(&mut space, k);
+        assert!(!space.exact_substeps_taken().is_empty(), "solved exactly");
+    }
+    let stats = region.change();
+    println!(
+        "{MEASURED} steps changing a motor, an anchor and a limit each: {} allocations",
+        stats.allocations + stats.reallocations
+    );
+    assert_eq!(stats.allocations + stats.reallocations, 0, "{stats:?}");
+    assert!(space.bodies().all(|(_, b)| b.position().is_finite()));
 }
 
 /// The limits whose impulses show which bounds the measured steps reach.

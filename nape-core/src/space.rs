@@ -667,8 +667,11 @@ impl Space {
     ///
     /// `f` may change body fields (re-target the constraint): the solver then re-indexes
     /// the slots (including which slots share a body) and clears the warm start, so the
-    /// impulse queries read zero until the next step. Other parameters keep the warm
-    /// start, as in Nape.
+    /// impulse queries read zero until the next step, and rebuilds the islands at the next
+    /// step. Other parameters keep the warm start, as in Nape, and the islands: changing
+    /// a motor's rate or an anchor every frame allocates nothing and keeps what each
+    /// island has learnt (its substeps), unless it changes whether a limit's bounds are
+    /// apart, which decides how a mesh is swept.
     ///
     /// # Errors
     /// [`Error::StaleConstraint`] / [`Error::ForeignConstraint`], or the validation error.
@@ -680,7 +683,6 @@ impl Space {
     where
         T: Constraint<D, B>,
     {
-        self.solver.topology_changed();
         let mut updated = self.constraint(h)?.clone();
         f(&mut updated);
         let bodies = self.check_constraint::<T, D, B>(&updated)?;
@@ -688,11 +690,18 @@ impl Space {
             .typed_store_mut(h)?
             .get_mut(h.index, h.generation)
             .ok_or(Error::StaleConstraint)?;
-        if bodies != entry.bodies {
+        let limited = |c: &T| T::HAS_LIMITS && c.bounds().iter().any(|b| b.min < b.max);
+        let retargeted = bodies != entry.bodies;
+        let rebuild = retargeted || limited(&updated) != limited(&entry.constraint);
+        if retargeted {
             entry.set_body_indices(cold, bodies);
             entry.clear_warm_start(cold);
         }
         entry.constraint = updated;
+        entry.parameters_changed();
+        if rebuild {
+            self.solver.topology_changed();
+        }
         Ok(())
     }
 

@@ -270,6 +270,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Entry<T, D, B> {
         });
     }
 
+    /// After its parameters changed between steps: the next step prepares it in full and
+    /// does not start from its island's carried factor, whose rows were the old ones.
+    pub(crate) fn parameters_changed(&mut self) {
+        self.refresh = Refresh::Full;
+    }
+
     /// Forgets the accumulated impulse: no warm start at the next step, and the impulse
     /// queries read zero until the constraint is stepped again.
     pub(crate) fn clear_warm_start(&mut self, cold: &mut ColdEntry<D, B>) {
