@@ -8,9 +8,9 @@
 //!
 //! Run with `cargo run --release --example loops [-- NAME...]`, NAME a part of a scene's
 //! name (`ring`, `four-bar`, `scissor`, …) to run only those. `-- crossover` runs hung
-//! meshes of 2 × 2 to 8 × 8 bodies ([`loops::hung_mesh`]) exact and swept side by side:
-//! where the exact solve's loop rows end (`MAX_LOOP_ROWS`), and what each path costs and
-//! keeps below it.
+//! meshes of 2 × 2 to 8 × 8 bodies ([`loops::hung_mesh`]) at the default and swept at 4,
+//! 16 and 64 substeps side by side: where the exact solve's loop rows end
+//! (`MAX_LOOP_ROWS`), and what each path costs and keeps there.
 
 #[path = "common/loops.rs"]
 mod loops;
@@ -19,10 +19,16 @@ fn main() {
     let names: Vec<String> = std::env::args().skip(1).collect();
     if names.iter().any(|n| n == "crossover") {
         for k in 2..=8 {
-            for direct in [true, false] {
+            // The default, then swept at 4, 16 and 64 substeps (Box2D's default is 4).
+            for substeps in [0, 4, 16, 64] {
                 let mut scene = loops::hung_mesh(k);
-                scene.space.direct_solve = direct;
-                let path = if direct { "default" } else { "swept" };
+                let path = if substeps == 0 {
+                    "default".to_string()
+                } else {
+                    scene.space.direct_solve = false;
+                    scene.space.substeps = substeps;
+                    format!("swept, {substeps} substeps")
+                };
                 scene.name = format!("{} ({path})", scene.name);
                 let figures = scene.run();
                 println!("{}", figures.line(&scene.name));
