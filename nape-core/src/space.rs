@@ -13,7 +13,7 @@ use crate::constraint::{Constraint, InverseMass, Pose, SharedSlots};
 use crate::error::Error;
 use crate::settings::ConstraintSettings;
 use crate::solver::step::{Solver, StepSettings, stores_by_name};
-use crate::solver::{ErasedStore, Store};
+use crate::solver::{ErasedStore, Store, limits_apart};
 pub use crate::types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId};
 use crate::types::{DrawPrimitive, WorldPose, in_frame};
 
@@ -690,9 +690,8 @@ impl Space {
             .typed_store_mut(h)?
             .get_mut(h.index, h.generation)
             .ok_or(Error::StaleConstraint)?;
-        let limited = |c: &T| T::HAS_LIMITS && c.bounds().iter().any(|b| b.min < b.max);
         let retargeted = bodies != entry.bodies;
-        let rebuild = retargeted || limited(&updated) != limited(&entry.constraint);
+        let rebuild = retargeted || limits_apart(&updated) != limits_apart(&entry.constraint);
         if retargeted {
             entry.set_body_indices(cold, bodies);
             entry.clear_warm_start(cold);

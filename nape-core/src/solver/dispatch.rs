@@ -58,8 +58,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
     fn join_meshes(&self, meshes: &mut Meshes, dynamic: &[bool]) {
         for (e, c) in self.entries.iter().zip(&self.cold) {
             if c.settings.active && c.direct.is_none() {
-                let limited = T::HAS_LIMITS && e.constraint.bounds().iter().any(|b| b.min < b.max);
-                meshes.join(&e.bodies, dynamic, limited);
+                meshes.join(&e.bodies, dynamic, limits_apart(&e.constraint));
             }
         }
     }

@@ -192,6 +192,12 @@ pub(crate) enum Linearized<const D: usize> {
     Both([f32; D]),
 }
 
+/// Whether a constraint has a limit whose bounds are apart (an inequality row): a mesh
+/// with one is swept differently, so a change of it rebuilds the islands.
+pub(crate) fn limits_apart<T: Constraint<D, B>, const D: usize, const B: usize>(c: &T) -> bool {
+    T::HAS_LIMITS && c.bounds().iter().any(|b| b.min < b.max)
+}
+
 /// What a constraint's later substeps of a step do instead of its full preparation, as
 /// the full preparation of the step's first substep decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
