@@ -69,9 +69,8 @@ fn main() {
         scene.seconds = minutes * 60.0;
         let figures = scene.run();
         println!(
-            "{}, {minutes} min: {}",
-            scene.name,
-            figures.line(&scene.name)
+            "{}",
+            figures.line(&format!("{}, {minutes} min", scene.name))
         );
     }
 }
