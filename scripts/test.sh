@@ -36,3 +36,5 @@ command -v npm >/dev/null 2>&1 || apt_install npm "nodejs npm"
 cargo test --workspace
 # The Bevy/Avian plugin is a workspace of its own, so that the core's build stays light.
 cargo test --manifest-path nape-avian/Cargo.toml
+# Avian's f64 build: its large-world test (the other tests place bodies with f32 vectors).
+cargo test --manifest-path nape-avian/Cargo.toml --no-default-features --features f64 --test large_worlds

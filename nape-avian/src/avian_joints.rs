@@ -30,7 +30,7 @@ use nape::{
     Vec2, WeldJoint,
 };
 
-use crate::body_access::to_nape;
+use crate::body_access::{to_f32, to_nape};
 use crate::motors::{AvianMotor, Drive, SlideMotor, SlideTarget};
 use crate::{NapeJoint, NapeJointSystems, NapeJointsAppExt, slots};
 
@@ -137,11 +137,14 @@ impl Mirrored for RevoluteJoint {
     fn nape(&self, b: &Bodies) -> Option<[Mirror; 3]> {
         let [h1, h2] = slots();
         let (a1, a2) = anchors(self.local_anchor1(), self.local_anchor2(), b)?;
-        let offset = self.local_basis1()?.as_radians() - self.local_basis2()?.as_radians();
+        let offset = to_f32(self.local_basis1()?.as_radians() - self.local_basis2()?.as_radians());
         let pivot = PivotJoint::new(h1, h2, a1, a2);
         let limit = self.angle_limit.map_or(Mirror::Off, |l| {
-            let joint = AngleJoint::new(h1, h2, l.min + offset, l.max + offset);
-            Mirror::Angle(joint, compliance(self.limit_compliance, b.reduced_mass))
+            let joint = AngleJoint::new(h1, h2, to_f32(l.min) + offset, to_f32(l.max) + offset);
+            Mirror::Angle(
+                joint,
+                compliance(to_f32(self.limit_compliance), b.reduced_mass),
+            )
         });
         let motor = match self.motor.drive(b.reduced_inertia) {
             Drive::Spring { target, settings } => {
@@ -153,7 +156,7 @@ impl Mirrored for RevoluteJoint {
             }
             Drive::Idle => Mirror::Off,
         };
-        let point = compliance(self.point_compliance, b.reduced_mass);
+        let point = compliance(to_f32(self.point_compliance), b.reduced_mass);
         Some([Mirror::Pivot(pivot, point), limit, motor])
     }
 }
@@ -166,9 +169,9 @@ impl Mirrored for FixedJoint {
     fn nape(&self, b: &Bodies) -> Option<[Mirror; 3]> {
         let [h1, h2] = slots();
         let (a1, a2) = anchors(self.local_anchor1(), self.local_anchor2(), b)?;
-        let phase = self.local_basis1()?.as_radians() - self.local_basis2()?.as_radians();
+        let phase = to_f32(self.local_basis1()?.as_radians() - self.local_basis2()?.as_radians());
         let weld = WeldJoint::new(h1, h2, a1, a2, phase);
-        let alpha = self.point_compliance.max(self.angle_compliance);
+        let alpha = to_f32(self.point_compliance.max(self.angle_compliance));
         Some([
             Mirror::Weld(weld, compliance(alpha, b.reduced_mass)),
             Mirror::Off,
@@ -186,11 +189,11 @@ impl Mirrored for PrismaticJoint {
         let [h1, h2] = slots();
         let (a1, a2) = anchors(self.local_anchor1(), self.local_anchor2(), b)?;
         let basis1 = self.local_basis1()?;
-        let phase = basis1.as_radians() - self.local_basis2()?.as_radians();
+        let phase = to_f32(basis1.as_radians() - self.local_basis2()?.as_radians());
         let axis = to_nape(basis1 * self.slider_axis);
-        let (min, max) = self
-            .limits
-            .map_or((f32::NEG_INFINITY, f32::INFINITY), |l| (l.min, l.max));
+        let (min, max) = self.limits.map_or((f32::NEG_INFINITY, f32::INFINITY), |l| {
+            (to_f32(l.min), to_f32(l.max))
+        });
         let line = LineJoint::new(h1, h2, a1, a2, axis, min, max);
         let align = AngleJoint::new(h1, h2, phase, phase);
         let motor = match self.motor.drive(b.reduced_mass) {
@@ -217,8 +220,14 @@ impl Mirrored for PrismaticJoint {
             Drive::Idle => Mirror::Off,
         };
         Some([
-            Mirror::Line(line, compliance(self.align_compliance, b.reduced_mass)),
-            Mirror::Angle(align, compliance(self.angle_compliance, b.reduced_mass)),
+            Mirror::Line(
+                line,
+                compliance(to_f32(self.align_compliance), b.reduced_mass),
+            ),
+            Mirror::Angle(
+                align,
+                compliance(to_f32(self.angle_compliance), b.reduced_mass),
+            ),
             motor,
         ])
     }
@@ -232,9 +241,16 @@ impl Mirrored for AvianDistance {
     fn nape(&self, b: &Bodies) -> Option<[Mirror; 3]> {
         let [h1, h2] = slots();
         let (a1, a2) = anchors(self.local_anchor1(), self.local_anchor2(), b)?;
-        let rod = DistanceJoint::new(h1, h2, a1, a2, self.limits.min, self.limits.max);
+        let rod = DistanceJoint::new(
+            h1,
+            h2,
+            a1,
+            a2,
+            to_f32(self.limits.min),
+            to_f32(self.limits.max),
+        );
         Some([
-            Mirror::Distance(rod, compliance(self.compliance, b.reduced_mass)),
+            Mirror::Distance(rod, compliance(to_f32(self.compliance), b.reduced_mass)),
             Mirror::Off,
             Mirror::Off,
         ])
@@ -272,8 +288,8 @@ fn mirror<A: Mirrored>(
         let reduced = |inverse: f32| if inverse > 0.0 { 1.0 / inverse } else { 0.0 };
         let b = Bodies {
             centres: [to_nape(c1.0), to_nape(c2.0)],
-            reduced_mass: reduced(m1.inverse() + m2.inverse()),
-            reduced_inertia: reduced(i1.inverse() + i2.inverse()),
+            reduced_mass: reduced(to_f32(m1.inverse() + m2.inverse())),
+            reduced_inertia: reduced(to_f32(i1.inverse() + i2.inverse())),
         };
         let Some(parts) = joint.nape(&b) else {
             continue;

@@ -11,6 +11,7 @@
 use avian2d::dynamics::ccd::SweptCcd;
 use avian2d::dynamics::integrator::VelocityIntegrationData;
 use avian2d::dynamics::solver::solver_body::{SolverBody, SolverBodyInertia};
+use avian2d::math::Scalar;
 use avian2d::prelude::{
     AngularVelocity, ComputedCenterOfMass, LinearVelocity, Position, Rotation, Sleeping,
 };
@@ -18,14 +19,28 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::{Entity, Has, Query, With, Without};
 use nape::{InverseMass, Pose, Vec2, Velocity};
 
-/// Avian's vector as nape's.
+/// Avian's scalar (`f32`, or `f64` with the `f64` feature) as nape's `f32`: a value the
+/// joints read in their own frame (a velocity, a mass, an offset), never an absolute
+/// position.
+#[allow(clippy::unnecessary_cast)]
+pub(crate) fn to_f32(x: Scalar) -> f32 {
+    x as f32
+}
+
+/// nape's `f32` as Avian's scalar.
+#[allow(clippy::useless_conversion)]
+pub(crate) fn to_scalar(x: f32) -> Scalar {
+    x.into()
+}
+
+/// Avian's vector as nape's (a relative vector: see [`to_f32`]).
 pub(crate) fn to_nape(v: avian2d::math::Vector) -> Vec2 {
-    Vec2::new(v.x, v.y)
+    Vec2::new(to_f32(v.x), to_f32(v.y))
 }
 
 /// nape's vector as Avian's.
 pub(crate) fn to_avian(v: Vec2) -> avian2d::math::Vector {
-    avian2d::math::Vector::new(v.x, v.y)
+    avian2d::math::Vector::new(to_scalar(v.x), to_scalar(v.y))
 }
 
 /// A body's centre of mass and rotation at the start of a step, before the substeps move it.
@@ -44,13 +59,16 @@ pub(crate) struct StepStartPoses<'w, 's> {
 }
 
 impl StepStartPoses<'_, '_> {
-    /// The centre of mass in world space and the rotation `(cos, sin)`, or `None` for an
-    /// entity that is not a body.
-    pub(crate) fn centre_and_rotation(&self, body: Entity) -> Option<(Vec2, [f32; 2])> {
+    /// The centre of mass in world space, in Avian's precision, and the rotation
+    /// `(cos, sin)`, or `None` for an entity that is not a body.
+    pub(crate) fn centre_and_rotation(
+        &self,
+        body: Entity,
+    ) -> Option<(avian2d::math::Vector, [f32; 2])> {
         let (position, rotation, centre) = self.poses.get(body).ok()?;
         Some((
-            to_nape(position.0 + *rotation * centre.0),
-            [rotation.cos, rotation.sin],
+            position.0 + *rotation * centre.0,
+            [to_f32(rotation.cos), to_f32(rotation.sin)],
         ))
     }
 
@@ -110,19 +128,22 @@ impl SolverBodies<'_, '_> {
             };
             gathered.velocities[s] = Velocity {
                 linear: to_nape(body.linear_velocity),
-                angular: body.angular_velocity,
+                angular: to_f32(body.angular_velocity),
             };
             gathered.deltas[s] = (
                 to_nape(body.delta_position),
-                [body.delta_rotation.cos, body.delta_rotation.sin],
+                [
+                    to_f32(body.delta_rotation.cos),
+                    to_f32(body.delta_rotation.sin),
+                ],
             );
             dominance[s] = inertia.dominance();
             if !body.flags.is_kinematic() {
                 let inverse_mass = inertia.effective_inv_mass();
                 gathered.inverse_masses[s] = InverseMass {
                     // Locked axes zero one component; nape's rows take one scalar mass.
-                    mass: inverse_mass.x.min(inverse_mass.y),
-                    inertia: inertia.effective_inv_angular_inertia(),
+                    mass: to_f32(inverse_mass.x.min(inverse_mass.y)),
+                    inertia: to_f32(inertia.effective_inv_angular_inertia()),
                 };
             }
         }
@@ -148,7 +169,7 @@ impl SolverBodies<'_, '_> {
             }
             if let Ok((mut body, _)) = self.bodies.get_mut(entities[s]) {
                 body.linear_velocity = to_avian(state.velocities[s].linear);
-                body.angular_velocity = state.velocities[s].angular;
+                body.angular_velocity = to_scalar(state.velocities[s].angular);
             }
         }
     }
@@ -163,7 +184,7 @@ impl SolverBodies<'_, '_> {
                 .get(e)
                 .map_or(Velocity::default(), |(body, _)| Velocity {
                     linear: to_nape(body.linear_velocity),
-                    angular: body.angular_velocity,
+                    angular: to_f32(body.angular_velocity),
                 })
         }));
     }
@@ -175,7 +196,7 @@ impl SolverBodies<'_, '_> {
                 && !body.flags.is_kinematic()
             {
                 body.linear_velocity = to_avian(v.linear);
-                body.angular_velocity = v.angular;
+                body.angular_velocity = to_scalar(v.angular);
             }
         }
     }
@@ -226,7 +247,7 @@ impl StepEndBodies<'_, '_> {
         };
         let velocity = Velocity {
             linear: to_nape(body.linear_velocity),
-            angular: body.angular_velocity,
+            angular: to_f32(body.angular_velocity),
         };
         if swept {
             return (velocity, StepEndRole::Holds);
@@ -235,7 +256,7 @@ impl StepEndBodies<'_, '_> {
             Some(increments) if !body.flags.is_kinematic() => (
                 Velocity {
                     linear: velocity.linear + 0.5 * to_nape(increments.linear_increment),
-                    angular: velocity.angular + 0.5 * increments.angular_increment,
+                    angular: velocity.angular + 0.5 * to_f32(increments.angular_increment),
                 },
                 StepEndRole::Rewritten,
             ),
@@ -261,7 +282,7 @@ impl UserVelocities<'_, '_> {
         let (linear, angular) = self.bodies.get(body).ok()?;
         Some(Velocity {
             linear: to_nape(linear.0),
-            angular: angular.0,
+            angular: to_f32(angular.0),
         })
     }
 
@@ -269,7 +290,7 @@ impl UserVelocities<'_, '_> {
     pub(crate) fn set(&mut self, body: Entity, velocity: Velocity) {
         if let Ok((mut linear, mut angular)) = self.bodies.get_mut(body) {
             linear.0 = to_avian(velocity.linear);
-            angular.0 = velocity.angular;
+            angular.0 = to_scalar(velocity.angular);
         }
     }
 }

@@ -48,6 +48,12 @@
 //! Poses are centre-of-mass poses, as in nape: a joint's anchors are local to its
 //! bodies' centres of mass (a body's origin when its collider is centred).
 //!
+//! Avian's precision follows this crate's `f32` feature (the default) or its `f64`
+//! feature (with `default-features = false`): one of the two, as in Avian. A joint reads
+//! its bodies' positions relative to its first body's in that precision, so with `f64` a
+//! mechanism far from the origin is as exact as at it (far out, turn off
+//! `PhysicsTransformConfig::transform_to_position`: Bevy's `Transform` is `f32`).
+//!
 //! Avian's `JointDisabled`, `JointCollisionDisabled`, `Dominance`, `JointForces`,
 //! sleeping and kinematic bodies apply as to Avian's own joints. Joints join islands
 //! through Avian's joint graph; a joint of more than two bodies (a pulley) adds

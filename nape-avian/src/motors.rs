@@ -10,6 +10,8 @@
 //! maximum force.
 
 use avian2d::prelude::{AngularMotor, LinearMotor, MotorModel};
+
+use crate::body_access::to_f32;
 use nape::{BodyHandle, ConstraintSettings, Vec2, constraint};
 
 /// Holds the position of `anchor2` (on `body2`) along the line through `anchor1` (on
@@ -89,7 +91,13 @@ macro_rules! avian_motor {
                     return Drive::Idle;
                 }
                 let (position, velocity) = (self.target_position, self.target_velocity);
-                drive(self.motor_model, position, velocity, self.$max, mass)
+                drive(
+                    self.motor_model,
+                    to_f32(position),
+                    to_f32(velocity),
+                    to_f32(self.$max),
+                    mass,
+                )
             }
         }
     )*};
@@ -113,12 +121,14 @@ pub(crate) fn drive(
             frequency,
             damping_ratio,
         } => {
-            let omega = std::f32::consts::TAU * frequency;
-            (omega * omega, 2.0 * damping_ratio * omega)
+            let omega = std::f32::consts::TAU * to_f32(frequency);
+            (omega * omega, 2.0 * to_f32(damping_ratio) * omega)
         }
-        MotorModel::AccelerationBased { stiffness, damping } => (stiffness, damping),
+        MotorModel::AccelerationBased { stiffness, damping } => {
+            (to_f32(stiffness), to_f32(damping))
+        }
         MotorModel::ForceBased { stiffness, damping } if mass > 0.0 && mass.is_finite() => {
-            (stiffness / mass, damping / mass)
+            (to_f32(stiffness) / mass, to_f32(damping) / mass)
         }
         MotorModel::ForceBased { .. } => (0.0, 0.0),
     };

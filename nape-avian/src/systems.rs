@@ -211,7 +211,7 @@ fn prepare_step<C: Constraint<D, B>, const D: usize, const B: usize>(
             state.exact = None;
             continue;
         }
-        let mut start = [(nape::Vec2::ZERO, [1.0, 0.0]); B];
+        let mut start = [(avian2d::math::Vector::ZERO, [1.0, 0.0]); B];
         let mut all_bodies = true;
         for (s, &body) in joint.bodies.iter().enumerate() {
             match poses.centre_and_rotation(body) {
@@ -222,12 +222,21 @@ fn prepare_step<C: Constraint<D, B>, const D: usize, const B: usize>(
         if !all_bodies {
             continue;
         }
+        // A constraint that moving the whole system leaves unchanged reads its bodies'
+        // positions relative to its first body's, taken in Avian's precision: in `f32` it
+        // then rounds with its own size, not with its distance from the origin (with
+        // Avian's `f64`, a joint 10,000 km out is as exact as at the origin).
+        let origin = if joint.constraint.translation_invariant() {
+            start[0].0
+        } else {
+            avian2d::math::Vector::ZERO
+        };
         // Avian keeps rotations only: each body's winding follows from the last step's
         // start, through the nearest turn (a step turns a body by less than half a turn).
         // The first step starts from winding 0.
         state.start = std::array::from_fn(|s| {
             let (centre, [cos, sin]) = start[s];
-            state.start[s].with_rotation(centre, cos, sin)
+            state.start[s].with_rotation(body_access::to_nape(centre - origin), cos, sin)
         });
         state.shared = SharedSlots::find(&joint.bodies);
         state.live = true;
@@ -344,7 +353,7 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
         &mut bodies,
         &mut exact,
         h,
-        config.warm_start_coefficient,
+        body_access::to_f32(config.warm_start_coefficient),
     );
 }
 
@@ -393,7 +402,7 @@ fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
             let last = state.rows.slot_impulses(&joint.constraint)[B - 1];
             if h > 0.0 {
                 forces.set_force(body_access::to_avian(last.linear / h));
-                forces.set_torque(last.angular / h);
+                forces.set_torque(body_access::to_scalar(last.angular / h));
             }
         }
         if let Some((cause, value, limit)) = state.rows.broken.take() {
