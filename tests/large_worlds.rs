@@ -2,6 +2,10 @@
 //! their first body (`Constraint::translation_invariant`), so a mechanism 10,000 km from the
 //! origin is as exact as at it. Every figure is compared with the same scene at the origin.
 
+#[path = "../examples/common/loops.rs"]
+mod loops;
+#[path = "../tests/support/mechanics.rs"]
+mod mechanics;
 #[path = "../examples/common/scenes.rs"]
 mod scenes;
 
@@ -306,4 +310,162 @@ fn builtins_read_their_positions_relative_to_their_first_body() {
         height: 1.0,
     };
     assert!(!absolute.translation_invariant());
+}
+
+/// Moves every body of `space` (static ones too) by `offset`: a scene built at the origin,
+/// taken out whole. Builtin joints hold local anchors, so they move with it.
+fn shift(space: &mut Space, offset: DVec2) {
+    let handles: Vec<BodyHandle> = space.bodies().map(|(h, _)| h).collect();
+    for h in handles {
+        let at = space.body(h).unwrap().position();
+        space
+            .body_mut(h)
+            .unwrap()
+            .set_position(at + offset)
+            .unwrap();
+    }
+}
+
+/// A loop mechanism's builder.
+type Build = fn() -> loops::Mechanism;
+
+/// The loop mechanisms of `tests/loops.rs` — the spun ring of 24 rods, the four-bar on a
+/// spun, welded frame, Box2D's scissor lift — moved out whole keep their pins, their
+/// energy and the lift's platform as at the origin (exact loops read their frames as trees
+/// do).
+#[test]
+fn loops_far_out_hold_as_at_the_origin() {
+    let scenes: [(&str, Build); 3] = [
+        ("ring of 24", loops::ring_24),
+        ("four-bar on a spun frame", loops::four_bar_frame_spun),
+        ("scissor lift", loops::scissor_lift),
+    ];
+    for (name, build) in scenes {
+        let mut at_origin = None;
+        for (x, y) in ORIGINS {
+            let mut m = build();
+            // Angular momentum about the world's origin is not the scene's 10,000 km out:
+            // the free pair's test measures momenta about the centre of mass.
+            m.momentum = false;
+            m.seconds = m.seconds.min(10.0);
+            let offset = DVec2::new(x, y);
+            shift(&mut m.space, offset);
+            for watch in &mut m.watches {
+                if let loops::Watch::Still { start, .. } = watch {
+                    *start += offset;
+                }
+            }
+            let f = m.run();
+            println!("{name} at ({x:e}, {y:e}): {}", f.line(""));
+            let origin = at_origin.get_or_insert_with(|| f.clone()).clone();
+            assert!(
+                f.finite && f.exact_steps == f.steps,
+                "{name} at ({x}, {y}): {f:?}"
+            );
+            assert!(
+                f.pins <= 1e-5 && f.pins <= 4.0 * origin.pins.max(2e-7),
+                "{name}: pins {} m at ({x}, {y}), {} m at the origin",
+                f.pins,
+                origin.pins
+            );
+            if let (Some(e), Some(e0)) = (f.energy, origin.energy) {
+                assert!(
+                    e <= 2.0 * e0 + 1e-5,
+                    "{name}: energy within {e} at ({x}, {y}), {e0} at the origin"
+                );
+            }
+            if let (Some(d), Some(d0)) = (f.still, origin.still) {
+                assert!(
+                    d <= 1e-3 && d <= 4.0 * d0 + 1e-6,
+                    "{name}: platform moved {d} m at ({x}, {y}), {d0} m at the origin"
+                );
+            }
+        }
+    }
+}
+
+/// The free spinning pair with each joint `tests/long_run.rs` adds to it (springs damped
+/// and undamped, stiff and soft limits, bounded motors) keeps its angular momentum about
+/// its centre of mass and its kinetic energy far out as at the origin, over 10 s.
+#[test]
+fn a_free_pair_with_each_extra_joint_far_out_keeps_its_momenta() {
+    for (name, add) in mechanics::pair_variants() {
+        let mut at_origin = None;
+        for (x, y) in ORIGINS {
+            let (mut space, bodies) = mechanics::spinning_pair();
+            space.gravity = Vec2::ZERO;
+            add(&mut space, &bodies);
+            shift(&mut space, DVec2::new(x, y));
+            space.step(DT);
+            let (_, l0, k0) = momenta(&space, &bodies);
+            let mut drift = (0.0f64, 0.0f64);
+            for _ in 0..600 {
+                space.step(DT);
+                let (_, l, k) = momenta(&space, &bodies);
+                drift.0 = drift.0.max(((l - l0) / l0).abs());
+                drift.1 = drift.1.max(((k - k0) / k0).abs());
+            }
+            println!(
+                "free pair, {name}, at ({x:e}, {y:e}): angular momentum within {:.1e}, \
+                 kinetic energy within {:.1e}",
+                drift.0, drift.1
+            );
+            let origin = *at_origin.get_or_insert(drift);
+            assert!(
+                drift.0 <= 4.0 * origin.0 + 2e-6,
+                "{name}: angular momentum within {} at ({x}, {y}), {} at the origin",
+                drift.0,
+                origin.0
+            );
+            // Damped and inelastic joints lose the same energy wherever they are.
+            assert!(
+                (drift.1 - origin.1).abs() <= 0.05 * origin.1 + 2e-5,
+                "{name}: kinetic energy within {} at ({x}, {y}), {} at the origin",
+                drift.1,
+                origin.1
+            );
+        }
+    }
+}
+
+/// The 2-link chain of the long-run tests (1 m links of 1 kg), released horizontal, keeps
+/// its energy over 20 s far out as at the origin (heights measured from its pin).
+#[test]
+fn a_two_link_chain_far_out_keeps_its_energy() {
+    let mut at_origin = None;
+    for (x, y) in ORIGINS {
+        let offset = DVec2::new(x, y);
+        let (mut space, bodies) = mechanics::chain_space(2, |_| 0.0);
+        shift(&mut space, offset);
+        let energy = |space: &Space| -> f64 {
+            bodies
+                .iter()
+                .map(|&h| {
+                    let b = space.body(h).unwrap();
+                    let (m, i) = (f64::from(b.mass()), f64::from(b.inertia()));
+                    let v = b.velocity().as_dvec2();
+                    let w = f64::from(b.angular_velocity());
+                    let height = b.position().y - offset.y;
+                    0.5 * m * v.length_squared() + 0.5 * i * w * w
+                        - m * f64::from(space.gravity.y) * height
+                })
+                .sum()
+        };
+        let start = energy(&space);
+        let mut worst = 0.0f64;
+        for _ in 0..1200 {
+            space.step(DT);
+            worst = worst.max((energy(&space) - start).abs());
+        }
+        let share = worst / mechanics::swing_energy(2);
+        println!(
+            "2-link chain at ({x:e}, {y:e}), 20 s: energy within {:.3} % of its swing",
+            100.0 * share
+        );
+        let origin = *at_origin.get_or_insert(share);
+        assert!(
+            share <= 5e-3 && share <= 2.0 * origin + 1e-4,
+            "energy within {share} at ({x}, {y}), {origin} at the origin"
+        );
+    }
 }
