@@ -437,19 +437,13 @@ fn a_two_link_chain_far_out_keeps_its_energy() {
         let offset = DVec2::new(x, y);
         let (mut space, bodies) = mechanics::chain_space(2, |_| 0.0);
         shift(&mut space, offset);
-        let energy = |space: &Space| -> f64 {
-            bodies
+        // Heights measured from the pin: the scene's own energy, not 10,000 km of it.
+        let energy = |space: &Space| {
+            let mass: f64 = bodies
                 .iter()
-                .map(|&h| {
-                    let b = space.body(h).unwrap();
-                    let (m, i) = (f64::from(b.mass()), f64::from(b.inertia()));
-                    let v = b.velocity().as_dvec2();
-                    let w = f64::from(b.angular_velocity());
-                    let height = b.position().y - offset.y;
-                    0.5 * m * v.length_squared() + 0.5 * i * w * w
-                        - m * f64::from(space.gravity.y) * height
-                })
-                .sum()
+                .map(|&h| f64::from(space.body(h).unwrap().mass()))
+                .sum();
+            mechanics::energy(space, &bodies) - mass * mechanics::GRAVITY * offset.y
         };
         let start = energy(&space);
         let mut worst = 0.0f64;
