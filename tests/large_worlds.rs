@@ -463,3 +463,135 @@ fn a_two_link_chain_far_out_keeps_its_energy() {
         );
     }
 }
+
+/// The rod pendulum of the motion tests, its pin moved out with it: its energy and its
+/// period as at the origin (within 5e-4 of its swing and of the exact period).
+#[test]
+fn a_rod_far_out_swings_as_at_the_origin() {
+    for amplitude in [0.1, std::f64::consts::FRAC_PI_2, 3.0] {
+        let exact = mechanics::rod_period(amplitude);
+        let mut at_origin = None;
+        for (x, y) in ORIGINS {
+            let offset = DVec2::new(x, y);
+            let run = mechanics::swing_rod(amplitude, 20.0, |space| shift(space, offset));
+            let off = run.period / exact - 1.0;
+            println!(
+                "rod released {amplitude:.3} rad at ({x:e}, {y:e}), 20 s: energy within \
+                 {:.4} %, period {:+.4} %",
+                100.0 * run.energy_drift,
+                100.0 * off
+            );
+            let (drift0, off0) = *at_origin.get_or_insert((run.energy_drift, off));
+            assert!(
+                run.energy_drift <= 2.0 * drift0 + 1e-5,
+                "{amplitude} rad: energy within {} at ({x}, {y}), {drift0} at the origin",
+                run.energy_drift
+            );
+            assert!(
+                (off - off0).abs() <= 2e-5,
+                "{amplitude} rad: period off by {off} at ({x}, {y}), {off0} at the origin"
+            );
+        }
+    }
+}
+
+/// The stone whirled on a rigid distance joint about a static pin, both moved out: its
+/// speed as at the origin.
+#[test]
+fn a_whirled_stone_far_out_keeps_its_speed() {
+    let mut at_origin = None;
+    for (x, y) in ORIGINS {
+        let offset = DVec2::new(x, y);
+        let change = mechanics::whirl_stone(10.0, |space| shift(space, offset));
+        println!(
+            "whirled stone at ({x:e}, {y:e}), 10 s: speed {:+.5} %",
+            100.0 * change
+        );
+        let origin = *at_origin.get_or_insert(change);
+        assert!(
+            change.abs() <= 1e-4 && change.abs() <= 2.0 * origin.abs() + 1e-6,
+            "speed changed by {change} at ({x}, {y}), {origin} at the origin"
+        );
+    }
+}
+
+/// Chains of 1 to 50 links released horizontal, their pins moved out: as close to the
+/// exact motion after 1 s, and losing as much of their swing's energy, as at the origin.
+#[test]
+fn chains_far_out_follow_the_exact_motion_as_at_the_origin() {
+    for (links, seconds) in [(1, 10.0), (2, 10.0), (10, 5.0), (50, 5.0)] {
+        let mut at_origin = None;
+        for (x, y) in ORIGINS {
+            let offset = DVec2::new(x, y);
+            let run = mechanics::drop_chain(links, seconds, 2000.0, |space| shift(space, offset));
+            println!(
+                "{links} links at ({x:e}, {y:e}): {:.5} m off the exact motion after 1 s, \
+                 {:.3} % of the swing's energy lost after {seconds} s",
+                run.off_after_1s,
+                100.0 * run.energy_lost
+            );
+            let origin = *at_origin.get_or_insert(run);
+            assert!(
+                run.off_after_1s <= 1.1 * origin.off_after_1s + 1e-5,
+                "{links} links at ({x}, {y}): {run:?}, at the origin {origin:?}"
+            );
+            assert!(
+                (run.energy_lost - origin.energy_lost).abs()
+                    <= 0.1 * origin.energy_lost.abs() + 1e-4,
+                "{links} links at ({x}, {y}): {run:?}, at the origin {origin:?}"
+            );
+        }
+    }
+}
+
+/// The free loop of four rods spinning and drifting, its pins stiff and soft, and rocking
+/// against its limits, solved exactly and swept (a mesh): its momenta about its centre of
+/// mass and a stiff loop's kinetic energy far out as at the origin, over 10 s.
+#[test]
+fn spinning_loops_far_out_keep_their_momenta() {
+    let pins = mechanics::loop_pin_variants()
+        .map(|(name, settings)| (name, settings, None::<mechanics::PairJoint>));
+    let limits = mechanics::loop_limit_variants()
+        .map(|(name, add)| (name, nape::ConstraintSettings::default(), Some(add)));
+    for ((name, settings, add), direct) in pins
+        .into_iter()
+        .chain(limits)
+        .flat_map(|v| [(v, true), (v, false)])
+    {
+        let name = format!("{name}, {}", if direct { "exact" } else { "swept" });
+        let mut at_origin = None;
+        for (x, y) in ORIGINS {
+            let (mut space, bodies) = mechanics::spinning_loop(settings);
+            space.gravity = Vec2::ZERO;
+            space.direct_solve = direct;
+            if let Some(add) = add {
+                add(&mut space, &bodies);
+            }
+            shift(&mut space, DVec2::new(x, y));
+            let (p0, l0, k0) = momenta(&space, &bodies);
+            for _ in 0..600 {
+                space.step(DT);
+            }
+            let (p, l, k) = momenta(&space, &bodies);
+            let drift = (
+                (p - p0).length() / p0.length(),
+                ((l - l0) / l0).abs(),
+                ((k - k0) / k0).abs(),
+            );
+            println!(
+                "spinning loop, {name}, at ({x:e}, {y:e}), 10 s: momentum {:.1e}, angular \
+                 momentum {:.1e}, kinetic energy {:.1e}",
+                drift.0, drift.1, drift.2
+            );
+            let origin = *at_origin.get_or_insert(drift);
+            assert!(
+                drift.0 <= 1e-4 && drift.1 <= 1e-4 && drift.1 <= 4.0 * origin.1 + 2e-6,
+                "{name} at ({x}, {y}): {drift:?}, at the origin {origin:?}"
+            );
+            assert!(
+                (drift.2 - origin.2).abs() <= 0.05 * origin.2 + 2e-5,
+                "{name} at ({x}, {y}): {drift:?}, at the origin {origin:?}"
+            );
+        }
+    }
+}

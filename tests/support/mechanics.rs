@@ -6,8 +6,8 @@
 #![allow(dead_code)]
 
 use nape::{
-    AngleJoint, Body, BodyHandle, ConstraintSettings, DistanceJoint, MotorJoint, PivotJoint, Space,
-    Vec2,
+    AngleJoint, Body, BodyHandle, BodyKind, ConstraintSettings, DVec2, DistanceJoint, MotorJoint,
+    PivotJoint, Space, Vec2,
 };
 
 #[path = "chain_reference.rs"]
@@ -83,16 +83,32 @@ pub fn momentum(space: &Space, bodies: &[BodyHandle]) -> ([f64; 2], f64) {
     (linear, angular)
 }
 
-/// The largest distance of a link's centre from the reference's.
-pub fn distance_from(space: &Space, bodies: &[BodyHandle], reference: &ChainReference) -> f64 {
+/// The largest distance of a link's centre from the reference's, the reference's pin at
+/// `pin`.
+pub fn distance_from(
+    space: &Space,
+    bodies: &[BodyHandle],
+    reference: &ChainReference,
+    pin: DVec2,
+) -> f64 {
     bodies
         .iter()
         .zip(reference.centres())
         .map(|(&b, c)| {
-            let p = space.body(b).unwrap().position();
+            let p = space.body(b).unwrap().position() - pin;
             ((p.x - c[0]).powi(2) + (p.y - c[1]).powi(2)).sqrt()
         })
         .fold(0.0, f64::max)
+}
+
+/// Where the space's first static body is: the pin of [`chain_space`]'s chains, which the
+/// configuring closures may move away from the origin.
+pub fn anchor(space: &Space) -> DVec2 {
+    space
+        .bodies()
+        .find(|(_, b)| b.kind() == BodyKind::Static)
+        .map(|(_, b)| b.position())
+        .expect("a static anchor")
 }
 
 /// Times at which `signal` crosses zero upwards, linearly interpolated between samples
@@ -134,6 +150,7 @@ pub fn swing_rod(amplitude: f64, seconds: f64, configure: impl Fn(&mut Space)) -
     let angle = amplitude - std::f64::consts::FRAC_PI_2;
     let (mut space, bodies) = chain_space(1, |_| angle);
     configure(&mut space);
+    let pin = anchor(&space);
     let start = energy(&space, &bodies);
     let steps = (seconds * HZ).round() as usize;
     let mut swing = Vec::with_capacity(steps);
@@ -144,7 +161,7 @@ pub fn swing_rod(amplitude: f64, seconds: f64, configure: impl Fn(&mut Space)) -
         drift = drift.max(change.abs());
         // The rod's angle from hanging: crosses zero upwards once per period.
         let body = space.body(bodies[0]).unwrap();
-        swing.push(body.position().x);
+        swing.push(body.position().x - pin.x);
     }
     RodRun {
         energy_drift: drift / swing_energy(1),
@@ -180,7 +197,7 @@ pub fn drop_chain(
         space.step((1.0 / HZ) as f32);
         if k == HZ as usize {
             reference.advance(1.0, 1.0 / reference_hz);
-            off = distance_from(&space, &bodies, &reference);
+            off = distance_from(&space, &bodies, &reference, anchor(&space));
         }
     }
     ChainRun {
@@ -392,11 +409,10 @@ pub fn pair_variants() -> [(&'static str, PairJoint); 10] {
 }
 
 /// A stone (a circle of radius 0.1, density 1) whirled at 3 m/s on a rigid 1 m
-/// `DistanceJoint` about a static pin, no gravity, for `seconds`: its speed's relative
-/// change.
+/// `DistanceJoint` about a static pin, no gravity, for `seconds` after `configure` set up
+/// the space with both: its speed's relative change.
 pub fn whirl_stone(seconds: f64, configure: impl Fn(&mut Space)) -> f64 {
     let mut space = Space::new();
-    configure(&mut space);
     let pin = space.add_body(Body::static_body()).unwrap();
     let stone = space
         .add_body(
@@ -415,6 +431,7 @@ pub fn whirl_stone(seconds: f64, configure: impl Fn(&mut Space)) -> f64 {
             1.0,
         ))
         .unwrap();
+    configure(&mut space);
     for _ in 0..(seconds * HZ).round() as usize {
         space.step((1.0 / HZ) as f32);
     }
