@@ -77,7 +77,9 @@ fn an_undamped_spring_keeps_its_energy_for_ten_minutes() {
         "body on an undamped 2 Hz spring, {MINUTES} min: energy within {:.3} %",
         100.0 * run.energy_drift
     );
-    assert!(run.energy_drift < 0.01, "{}", run.energy_drift);
+    // Its kicks are impulses outside the exact solve (`explicit_kick`): 0.38 % with a
+    // compliance standing for no damper.
+    assert!(run.energy_drift < 3e-3, "{}", run.energy_drift);
 }
 
 #[test]

@@ -475,6 +475,16 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                     frame_poses(poses, &e.bodies, e.constraint.translation_invariant());
                 let position = e.constraint.position_error(&slot_poses);
                 let mut error = Self::spring_error(e, &position);
+                if e.solving && Self::kicks_undamped(&c.settings) {
+                    // The closing kick, an impulse through the new `J` (counted by
+                    // `accumulate_direct`); the rows stay out of the solve.
+                    let closing = explicit_kick(&c.settings, &error, kick, &k);
+                    e.apply(&closing, velocities);
+                    for (l, x) in e.impulse.iter_mut().zip(closing) {
+                        *l += x;
+                    }
+                    continue;
+                }
                 if T::HAS_LIMITS {
                     // The closing half of the step's last substep, split at the bound.
                     error = Self::split_kick(e, c, &position, &e.weights, &k, error, kick, 0.0);

@@ -147,6 +147,17 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         }
     }
 
+    /// Whether a constraint of `settings` is an undamped spring without bounds or a force
+    /// limit: in a RATTLE island, its kicks are impulses of their own (`explicit_kick`),
+    /// its rows outside the exact solve.
+    pub(super) fn kicks_undamped(settings: &ConstraintSettings) -> bool {
+        !T::HAS_LIMITS
+            && !T::VELOCITY_ONLY
+            && !settings.stiff
+            && settings.damping == 0.0
+            && !settings.max_force.is_finite()
+    }
+
     /// Prepares one entry for a substep.
     pub(super) fn prepare_entry(
         e: &mut Entry<T, D, B>,
@@ -312,6 +323,10 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             let (spring, bias) = spring_bias(&s, &error, h);
             (Some(spring), bias)
         };
+        // An undamped spring of a RATTLE island is velocity Verlet's kick alone, applied as
+        // the impulse it is (`explicit_kick`) outside the exact solve.
+        let explicit = (in_direct && substep.rattle && Self::kicks_undamped(&s))
+            .then(|| explicit_kick(&s, &error, substep.kick, &k));
         let velocity_bias = if T::VELOCITY_ONLY {
             e.constraint.velocity_bias(&e.jacobian)
         } else {
@@ -359,7 +374,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         // Re-weight the warm-start impulse; rows that are inactive, dropped as singular, or
         // (inequalities) on the wrong side start from zero.
         for i in 0..D {
-            let mut l = w[i] * previous[i];
+            let mut l = explicit.map_or(w[i] * previous[i], |kick| kick[i]);
             if !usable(i) || ((inequality[i] || speculative[i]) && l > 0.0) {
                 l = 0.0;
             }
@@ -376,7 +391,9 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
 
         if c.direct.is_some() && e.solving {
             let gamma0 = spring.map_or(STIFF_COMPLIANCE, Softness::relative_compliance);
-            if spring.is_some() && substep.rattle {
+            if explicit.is_some() {
+                (c.direct_compliance, c.spring_compliance) = (0.0, 0.0);
+            } else if spring.is_some() && substep.rattle {
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma0);
                 c.set_spin(Self::damper_spin_at(e, c, &e.jacobian, poses));
                 e.reads_cold |= c.spin().is_some();
@@ -391,10 +408,13 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
             // in the last substep (then it starts fixed there, applied by the warm start).
             let saturated =
                 c.clamp_force && length_squared(&e.impulse) >= (SATURATED * e.max_impulse).powi(2);
-            let managed = |i: usize| w[i] != 0.0 && usable(i) && (c.inequality[i] || c.clamp_force);
+            let managed = |i: usize| {
+                w[i] != 0.0 && usable(i) && (c.inequality[i] || c.clamp_force || explicit.is_some())
+            };
             let exact_row = |i: usize| {
                 w[i] != 0.0
                     && usable(i)
+                    && explicit.is_none()
                     && !saturated
                     && (!c.inequality[i] || !speculative[i] || e.impulse[i] != 0.0)
             };

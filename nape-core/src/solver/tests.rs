@@ -115,3 +115,45 @@ fn a_rigid_spring_is_rigid_and_a_zero_hertz_spring_is_inert() {
     let inert = Softness::spring(0.0, 1.0, h);
     assert_eq!((inert.mass_scale, inert.impulse_scale), (0.0, 1.0));
 }
+
+/// An undamped spring's kick taken outside the exact solve is what the solve's compliance
+/// form gives as the compliance grows without bound: `λ = −b / (γ₀k̄)` for the
+/// bias `b = γ₀·kick·ω²C` of `verlet_spring`, clamped to `max_error` the same way.
+#[test]
+fn an_undamped_kick_is_the_compliance_form_without_a_damper() {
+    let k = [[2.5, 0.4], [0.4, 1.5]];
+    let mean = 2.0;
+    for (error, max_error) in [
+        ([0.03, -0.01], f32::INFINITY),
+        ([-0.2, 0.5], f32::INFINITY),
+        ([3.0, 4.0], 0.5),
+    ] {
+        let settings = ConstraintSettings {
+            max_error,
+            ..ConstraintSettings::soft(3.0, 0.0)
+        };
+        let kick = 1.0 / 120.0;
+        let (spring, bias) = verlet_spring(&settings, &error, kick);
+        let gamma = spring.relative_compliance();
+        let explicit = explicit_kick(&settings, &error, kick, &k);
+        for i in 0..2 {
+            let limit = -bias[i] / (gamma * mean);
+            assert!(
+                (explicit[i] - limit).abs() <= 1e-6 * limit.abs(),
+                "{error:?}: {explicit:?} against {limit}"
+            );
+        }
+        let omega = std::f32::consts::TAU * 3.0;
+        let pull = error.map(|x| kick * omega * omega * x);
+        let length = pull[0].hypot(pull[1]);
+        let scale = if length > max_error {
+            max_error / length
+        } else {
+            1.0
+        };
+        for i in 0..2 {
+            let expected = -pull[i] * scale / mean;
+            assert!((explicit[i] - expected).abs() <= 1e-6 * expected.abs());
+        }
+    }
+}
