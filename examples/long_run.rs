@@ -2,7 +2,9 @@
 //! ten-minute test, for an hour of simulated time each (or `--minutes M`), at the
 //! defaults: the soak `docs/guarantees.md` reports.
 //!
-//! Run with `cargo run --release --example long_run [-- --minutes M]`.
+//! Run with `cargo run --release --example long_run [-- --minutes M]`; with
+//! `--pair-substeps 2,3,4,6` it runs only the free spinning pair, at each of those fixed
+//! substep counts.
 
 #[path = "../tests/support/long_run.rs"]
 mod long_run;
@@ -21,6 +23,16 @@ fn main() {
         .position(|a| a == "--minutes")
         .and_then(|i| args.get(i + 1))
         .map_or(60.0, |m| m.parse().expect("--minutes takes a number"));
+    if let Some(i) = args.iter().position(|a| a == "--pair-substeps") {
+        let counts = args
+            .get(i + 1)
+            .expect("--pair-substeps takes a list of counts, e.g. 2,3,4,6");
+        for n in counts.split(',') {
+            let n = n.parse().expect("--pair-substeps takes whole numbers");
+            pair_at_fixed_substeps(n, minutes);
+        }
+        return;
+    }
     for links in [2, 20] {
         let started = std::time::Instant::now();
         let (excursion, level) = swinging_chain(links, minutes);
@@ -73,4 +85,25 @@ fn main() {
             figures.line(&format!("{}, {minutes} min", scene.name))
         );
     }
+}
+
+/// The free spinning pair at a fixed `n` substeps: the worst changes of its kinetic energy
+/// and angular momentum over the run, read after every step (`--pair-substeps`).
+fn pair_at_fixed_substeps(n: u32, minutes: f64) {
+    let (mut space, bodies) = spinning_pair_in_place();
+    space.gravity = nape::Vec2::ZERO;
+    space.exact_substeps = n;
+    space.adaptive_substeps = false;
+    let t0 = kinetic_energy(&space, &bodies);
+    let (_, l0) = momentum(&space, &bodies);
+    let (mut kinetic, mut angular) = (0.0f64, 0.0f64);
+    for _ in 0..(minutes * 60.0 * HZ).round() as usize {
+        space.step((1.0 / HZ) as f32);
+        let (_, l) = momentum(&space, &bodies);
+        kinetic = kinetic.max(((kinetic_energy(&space, &bodies) - t0) / t0).abs());
+        angular = angular.max(((l - l0) / l0).abs());
+    }
+    println!(
+        "spinning pair at {n} substeps, {minutes} min: kinetic energy within {kinetic:.2e}, angular momentum within {angular:.2e}"
+    );
 }

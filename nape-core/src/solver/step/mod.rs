@@ -470,7 +470,19 @@ impl Solver {
         self.weigh_exact_bodies();
         self.keep_exact_start(stores);
         for round in 0..=MAX_RETAKES {
-            for n in (1..=most).rev() {
+            // The counts the islands still to run take, largest first: one pass over the
+            // islands per count present, not per count allowed (up to 64).
+            let mut above = most + 1;
+            while let Some(n) = self
+                .islands
+                .island_substeps
+                .iter()
+                .zip(&self.islands.island_todo)
+                .filter_map(|(&count, &todo)| todo.then_some(count.clamp(1, most)))
+                .filter(|&count| count < above)
+                .max()
+            {
+                above = n;
                 for (moving, plain) in [(true, true), (true, false), (false, true), (false, false)]
                 {
                     let mut any = false;
