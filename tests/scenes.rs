@@ -564,11 +564,12 @@ fn joint_grids_of_every_size() {
 // ----- soak ---------------------------------------------------------------------------
 
 /// The 200-link chain released horizontally, 3,000 steps (100,000 with `NAPE_LONG=1`):
-/// the energy never rises more than 0.2 % of its swing's energy above its start, and the
+/// the energy never rises more than 0.05 % of its swing's energy above its start, and the
 /// joints hold within 2e-4 m. It whips through about step 1,160, its tip at 290 m/s and its
 /// steps taking up to 50 substeps; capped at 16 it gained 1.7 % of its swing in that one
 /// step, and with `f32` positions, which SHAKE's impulses turned into energy at the
-/// rounding 200 m out, it gained 4.6 % by step 3,000.
+/// rounding 200 m out, it gained 4.6 % by step 3,000. Over 100,000 steps it rises 0.023 %,
+/// and 0.88 % with SHAKE's rounding floor the same at every substep (`FLOOR_SUBSTEP`).
 #[test]
 fn soak_chain_never_gains_energy() {
     let steps = if long() { 100_000 } else { 3_000 };
@@ -588,7 +589,7 @@ fn soak_chain_never_gains_energy() {
          J), final energy {:.1} J, run max error {max_error:.2e}",
         s.energy() - initial
     );
-    assert!(max_rise <= 2e-3 * scale, "energy rose by {max_rise}");
+    assert!(max_rise <= 5e-4 * scale, "energy rose by {max_rise}");
     // A chain that comes apart loses energy instead; its joints must hold too.
     assert!(max_error <= 2e-4, "run max error {max_error}");
 }

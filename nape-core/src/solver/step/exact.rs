@@ -15,7 +15,7 @@ impl Solver {
     pub(super) fn project_as_impulses(&mut self, stores: &mut Stores, h: f32) -> bool {
         // Kept for the guard, which may undo the corrections.
         self.direct.save_impulses();
-        self.measure_rounding_floors(stores);
+        self.measure_rounding_floors(stores, h);
         let mut moved = false;
         for iteration in 0..SHAKE_ITERATIONS {
             let unsettled = self.mark_unsettled_where(|islands, k| {
@@ -53,8 +53,9 @@ impl Solver {
     /// Each acyclic island's rounding floor at the current poses
     /// (`IslandState::island_floor`): its rows' errors are computed in `f32` from the
     /// positions of their constraints' frames (relative to a joint's first body), so
-    /// they round with those lengths, not with the distance from the origin.
-    fn measure_rounding_floors(&mut self, stores: &Stores) {
+    /// they round with those lengths, not with the distance from the origin. Below
+    /// [`FLOOR_SUBSTEP`], the floor shrinks with the substep `h`.
+    fn measure_rounding_floors(&mut self, stores: &Stores, h: f32) {
         let islands = &mut self.islands;
         islands.island_floor.clear();
         islands
@@ -63,8 +64,9 @@ impl Solver {
         for &s in &self.store_order {
             stores[s].rounding_scales(&self.poses, &self.direct, &mut islands.island_floor);
         }
+        let share = SHAKE_FLOOR_SHARE * (h / FLOOR_SUBSTEP).min(1.0);
         for floor in &mut islands.island_floor {
-            *floor *= SHAKE_FLOOR_SHARE * f32::EPSILON * f32::EPSILON;
+            *floor *= share * f32::EPSILON * f32::EPSILON;
         }
     }
 
