@@ -38,3 +38,8 @@ cargo test --workspace
 cargo test --manifest-path nape-avian/Cargo.toml
 # Avian's f64 build: its large-world test (the other tests place bodies with f32 vectors).
 cargo test --manifest-path nape-avian/Cargo.toml --no-default-features --features f64 --test large_worlds
+# Lints, as CI holds them: no clippy warning in either workspace.
+rustup component add clippy >/dev/null 2>&1 || true
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --manifest-path nape-avian/Cargo.toml --all-targets -- -D warnings
+cargo clippy --manifest-path nape-avian/Cargo.toml --no-default-features --features f64 --lib --test large_worlds -- -D warnings
