@@ -494,7 +494,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
                 // The solve that follows finds `Δλ` from `(K + γ₀k̄)Δλ = −(Jv + b) − γ₀k̄λ`
                 // with `λ` this substep's impulse so far, already in the velocities: the
                 // kick is a new impulse, so `b` carries `−γ₀k̄λ` back out.
-                let mean = (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
+                let mean = mean_diagonal(&k);
                 e.bias[1] = std::array::from_fn(|i| bias[i] - gamma * mean * e.impulse[i]);
                 (c.direct_compliance, c.spring_compliance) = (0.0, gamma);
             }

@@ -88,10 +88,17 @@ pub(super) fn explicit_kick<const D: usize>(
     kick: f32,
     k: &[[f32; D]; D],
 ) -> [f32; D] {
-    #[allow(clippy::cast_precision_loss)]
-    let mean = (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
+    let mean = mean_diagonal(k);
     let per_mass = if mean > 0.0 { 1.0 / mean } else { 0.0 };
     spring_pull(settings, error, kick).map(|p| -p * per_mass)
+}
+
+/// `k̄`, the mean of `K`'s diagonal: the one effective mass a spring's compliance is
+/// relative to, whatever its rows.
+pub(super) fn mean_diagonal<const D: usize>(k: &[[f32; D]; D]) -> f32 {
+    #[allow(clippy::cast_precision_loss)]
+    let rows = D as f32;
+    (0..D).map(|i| k[i][i]).sum::<f32>() / rows
 }
 
 /// The largest turn `ω·h` a substep in which a swept spring takes velocity Verlet's explicit

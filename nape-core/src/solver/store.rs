@@ -514,7 +514,7 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> Store<T, D, B> {
         direct: &mut DirectSystem,
     ) {
         let Some(slot) = &c.direct else { return };
-        let isotropic = c.spring_compliance * (0..D).map(|i| k[i][i]).sum::<f32>() / D as f32;
+        let isotropic = c.spring_compliance * mean_diagonal(k);
         let compliance_of =
             |i: usize, j: usize| compliance * k[i][j] + if i == j { isotropic } else { 0.0 };
         let damper_mass;
