@@ -51,12 +51,19 @@ impl DirectSystem {
                 .min(self.turn_scale(k, inverse_masses, f64::from(h)));
             self.accumulate_solution(k, scale);
             let h = f64::from(h);
-            let mut state = (&mut *poses, &mut *velocities);
+            let mut rounding = std::mem::take(&mut self.velocity_rounding);
+            let mut state = (&mut *poses, &mut *velocities, &mut rounding[..]);
             self.apply(
                 k,
                 inverse_masses,
                 false,
-                |b, dv: [f64; 3], (poses, velocities): &mut (&mut [crate::types::WorldPose], &mut [Velocity])| {
+                |b,
+                 dv: [f64; 3],
+                 (poses, velocities, rounding): &mut (
+                    &mut [crate::types::WorldPose],
+                    &mut [Velocity],
+                    &mut [[f64; 3]],
+                )| {
                     let dv = dv.map(|x| x * scale);
                     let turn = dv[2] * h;
                     let change = Velocity {
@@ -66,10 +73,11 @@ impl DirectSystem {
                     if !(change.linear.is_finite() && change.angular.is_finite()) {
                         return;
                     }
-                    let v = &mut velocities[b];
-                    v.linear.x = settle(f64::from(v.linear.x) + dv[0]);
-                    v.linear.y = settle(f64::from(v.linear.y) + dv[1]);
-                    v.angular = settle(f64::from(v.angular) + turn / h);
+                    add_kept(
+                        &mut velocities[b],
+                        &mut rounding[b],
+                        [dv[0], dv[1], turn / h],
+                    );
                     let moved = Velocity {
                         linear: glam::Vec2::new(settle(dv[0] * h), settle(dv[1] * h)),
                         angular: settle(turn),
@@ -79,6 +87,7 @@ impl DirectSystem {
                 },
                 &mut state,
             );
+            self.velocity_rounding = rounding;
         }
     }
 

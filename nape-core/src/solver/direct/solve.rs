@@ -80,21 +80,18 @@ impl DirectSystem {
         velocities: &mut [Velocity],
         paired: bool,
     ) {
+        // Taken out while `apply` reads `self`.
+        let mut rounding = std::mem::take(&mut self.velocity_rounding);
         self.apply(
             k,
             inverse_masses,
             paired,
-            |b, dv: [f64; 3], velocities: &mut [Velocity]| {
-                // Noise stored as zero (see `NEGLIGIBLE`): a body that should not turn
-                // gets an angular velocity of 1e-20 from the rounding of the solve. Summed
-                // in `f64`, so one test covers the change and what it leaves.
-                let v = &mut velocities[b];
-                v.linear.x = settle(f64::from(v.linear.x) + dv[0]);
-                v.linear.y = settle(f64::from(v.linear.y) + dv[1]);
-                v.angular = settle(f64::from(v.angular) + dv[2]);
+            |b, dv: [f64; 3], (velocities, rounding): &mut (&mut [Velocity], &mut [[f64; 3]])| {
+                add_kept(&mut velocities[b], &mut rounding[b], dv);
             },
-            velocities,
+            &mut (velocities, &mut rounding[..]),
         );
+        self.velocity_rounding = rounding;
     }
 
     /// The position projection of [`project`](Self::project) on the islands it marks,
@@ -141,6 +138,13 @@ impl DirectSystem {
             self.apply_projection(k, inverse_masses, poses, true);
         }
         self.factorisations
+    }
+
+    /// Forgets what [`add_kept`] kept of the velocities' roundings: at a step's start,
+    /// where the bodies hold their velocities in `f32`, so that a step from a snapshot
+    /// is the step from the state it was taken of.
+    pub(crate) fn forget_velocity_rounding(&mut self) {
+        self.velocity_rounding.fill([0.0; 3]);
     }
 
     /// How many factorisations there have been (see

@@ -337,6 +337,7 @@ impl Solver {
         dt: f32,
     ) {
         self.settings = settings;
+        self.direct.forget_velocity_rounding();
         broken.clear();
         faulty.clear();
         if self.topology_changed || self.direct_built != self.settings.direct_solve {
