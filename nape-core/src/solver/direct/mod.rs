@@ -272,7 +272,7 @@ pub(crate) struct DirectSystem {
     /// Per body, what rounding its velocity to `f32` left of the `f64` sums the exact
     /// solves and SHAKE's corrections add to it this step (see [`add_kept`]); zero at a
     /// step's start ([`forget_velocity_rounding`](Self::forget_velocity_rounding)).
-    velocity_rounding: Vec<[f64; 3]>,
+    velocity_rounding: Vec<[f32; 3]>,
     /// Per island, the sum of the errors the projection removes (`|C|` of every row given
     /// one since [`clear_reach`](Self::clear_reach)), which bounds how far it moves a body.
     reach: Vec<f64>,
@@ -297,23 +297,22 @@ pub(crate) struct DirectSystem {
 /// Within a step a body's velocity is thus held to `f64` precision across the several
 /// solves and corrections of each substep, and rounded to `f32` only once, where the body
 /// keeps it: rounded at every update, a free spinning pair's angular momentum walked off
-/// by 2.1e-4 in an hour (`long_run -- --pair-substeps 0`), kept, by 7e-5. What is
-/// settled to zero ([`settle`]) keeps nothing, and a non-finite sum nothing either.
-#[inline]
-fn add_kept(v: &mut Velocity, kept: &mut [f64; 3], dv: [f64; 3]) {
-    for (component, (kept, dv)) in [&mut v.linear.x, &mut v.linear.y, &mut v.angular]
-        .into_iter()
-        .zip(kept.iter_mut().zip(dv))
-    {
-        let exact = f64::from(*component) + *kept + dv;
+/// by 2.1e-4 in an hour (`long_run -- --pair-substeps 0`), kept, by 7e-5. A non-finite
+/// sum keeps nothing.
+#[inline(always)]
+fn add_kept(v: &mut Velocity, kept: &mut [f32; 3], dv: [f64; 3]) {
+    #[inline(always)]
+    fn add(component: &mut f32, kept: &mut f32, dv: f64) {
+        let exact = f64::from(*component) + f64::from(*kept) + dv;
         *component = settle(exact);
-        let left = exact - f64::from(*component);
-        *kept = if *component == 0.0 || !left.is_finite() {
-            0.0
-        } else {
-            left
-        };
+        // What is left is below an ulp of the component: an `f32` holds it to a few ulps
+        // of its own.
+        let left = (exact - f64::from(*component)) as f32;
+        *kept = if left.is_finite() { left } else { 0.0 };
     }
+    add(&mut v.linear.x, &mut kept[0], dv[0]);
+    add(&mut v.linear.y, &mut kept[1], dv[1]);
+    add(&mut v.angular, &mut kept[2], dv[2]);
 }
 
 /// Whether an island's next step may start from the factor its last step ended with.

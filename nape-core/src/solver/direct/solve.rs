@@ -86,7 +86,7 @@ impl DirectSystem {
             k,
             inverse_masses,
             paired,
-            |b, dv: [f64; 3], (velocities, rounding): &mut (&mut [Velocity], &mut [[f64; 3]])| {
+            |b, dv: [f64; 3], (velocities, rounding): &mut (&mut [Velocity], &mut [[f32; 3]])| {
                 add_kept(&mut velocities[b], &mut rounding[b], dv);
             },
             &mut (velocities, &mut rounding[..]),
