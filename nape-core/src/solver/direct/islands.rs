@@ -364,7 +364,7 @@ impl DirectSystem {
         self.island_bodies = island_bodies;
         self.island_body_ranges = island_body_ranges;
         self.delta = vec![[0.0; 3]; body_count];
-        self.velocity_rounding = vec![[0.0; 3]; body_count];
+        self.velocity_rounding = vec![KeptRounding::default(); body_count];
         self.paired_delta = vec![[0.0; 3]; body_count];
         debug_assert!(
             order

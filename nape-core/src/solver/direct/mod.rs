@@ -272,7 +272,7 @@ pub(crate) struct DirectSystem {
     /// Per body, what rounding its velocity to `f32` left of the `f64` sums the exact
     /// solves and SHAKE's corrections add to it this step (see [`add_kept`]); zero at a
     /// step's start ([`forget_velocity_rounding`](Self::forget_velocity_rounding)).
-    velocity_rounding: Vec<[f32; 3]>,
+    velocity_rounding: Vec<KeptRounding>,
     /// Per island, the sum of the errors the projection removes (`|C|` of every row given
     /// one since [`clear_reach`](Self::clear_reach)), which bounds how far it moves a body.
     reach: Vec<f64>,
@@ -292,27 +292,45 @@ pub(crate) struct DirectSystem {
     loops: loops::Loops,
 }
 
-/// Adds the solve's `f64` change `dv` to velocity `v`, with what the roundings of `v` to
-/// `f32` since the step began left over (`kept`), and keeps what this rounding leaves.
-/// Within a step a body's velocity is thus held to `f64` precision across the several
-/// solves and corrections of each substep, and rounded to `f32` only once, where the body
-/// keeps it: rounded at every update, a free spinning pair's angular momentum walked off
-/// by 2.1e-4 in an hour (`long_run -- --pair-substeps 0`), kept, by 7e-5. A non-finite
-/// sum keeps nothing.
+/// What rounding a body's velocity to `f32` left of an exact solve's `f64` sum, per
+/// component, and the velocity it was rounded to: it stands for the rest of the exact
+/// velocity only while the body's velocity is still that one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct KeptRounding {
+    left: [f32; 3],
+    of: [f32; 3],
+}
+
+/// Adds the solve's `f64` change `dv` to velocity `v`, with what the last rounding of it
+/// left (`kept`, where `v` is still what that rounding gave), and keeps what this
+/// rounding leaves. Within a step a body's velocity is thus held to `f64` precision across
+/// the several solves and corrections of each substep, and rounded to `f32` once, where
+/// the body keeps it: rounded at every update, a free spinning pair's angular momentum
+/// walked off by 2.1e-4 in an hour (`long_run -- --pair-substeps 0`), kept, by 7e-5. A
+/// velocity changed in between (a kick, a speed limit, a projection undone) drops what
+/// was kept: it was left by a velocity the body no longer has (a correction of 1e10
+/// rad/s taken back left a thousand). A non-finite sum keeps nothing.
 #[inline(always)]
-fn add_kept(v: &mut Velocity, kept: &mut [f32; 3], dv: [f64; 3]) {
+fn add_kept(v: &mut Velocity, kept: &mut KeptRounding, dv: [f64; 3]) {
     #[inline(always)]
-    fn add(component: &mut f32, kept: &mut f32, dv: f64) {
-        let exact = f64::from(*component) + f64::from(*kept) + dv;
+    fn add(component: &mut f32, left: &mut f32, of: &mut f32, dv: f64) {
+        let carried = if *component == *of {
+            f64::from(*left)
+        } else {
+            0.0
+        };
+        let exact = f64::from(*component) + carried + dv;
         *component = settle(exact);
         // What is left is below an ulp of the component: an `f32` holds it to a few ulps
         // of its own.
-        let left = (exact - f64::from(*component)) as f32;
-        *kept = if left.is_finite() { left } else { 0.0 };
+        let rest = (exact - f64::from(*component)) as f32;
+        *left = if rest.is_finite() { rest } else { 0.0 };
+        *of = *component;
     }
-    add(&mut v.linear.x, &mut kept[0], dv[0]);
-    add(&mut v.linear.y, &mut kept[1], dv[1]);
-    add(&mut v.angular, &mut kept[2], dv[2]);
+    let KeptRounding { left, of } = kept;
+    add(&mut v.linear.x, &mut left[0], &mut of[0], dv[0]);
+    add(&mut v.linear.y, &mut left[1], &mut of[1], dv[1]);
+    add(&mut v.angular, &mut left[2], &mut of[2], dv[2]);
 }
 
 /// Whether an island's next step may start from the factor its last step ended with.

@@ -62,7 +62,7 @@ impl DirectSystem {
                  (poses, velocities, rounding): &mut (
                     &mut [crate::types::WorldPose],
                     &mut [Velocity],
-                    &mut [[f32; 3]],
+                    &mut [KeptRounding],
                 )| {
                     let dv = dv.map(|x| x * scale);
                     let turn = dv[2] * h;

@@ -86,7 +86,9 @@ impl DirectSystem {
             k,
             inverse_masses,
             paired,
-            |b, dv: [f64; 3], (velocities, rounding): &mut (&mut [Velocity], &mut [[f32; 3]])| {
+            |b,
+             dv: [f64; 3],
+             (velocities, rounding): &mut (&mut [Velocity], &mut [KeptRounding])| {
                 add_kept(&mut velocities[b], &mut rounding[b], dv);
             },
             &mut (velocities, &mut rounding[..]),
@@ -144,7 +146,7 @@ impl DirectSystem {
     /// where the bodies hold their velocities in `f32`, so that a step from a snapshot
     /// is the step from the state it was taken of.
     pub(crate) fn forget_velocity_rounding(&mut self) {
-        self.velocity_rounding.fill([0.0; 3]);
+        self.velocity_rounding.fill(KeptRounding::default());
     }
 
     /// How many factorisations there have been (see
