@@ -308,8 +308,9 @@ pub(crate) struct KeptRounding {
 /// the body keeps it: rounded at every update, a free spinning pair's angular momentum
 /// walked off by 2.1e-4 in an hour (`long_run -- --pair-substeps 0`), kept, by 7e-5. A
 /// velocity changed in between (a kick, a speed limit, a projection undone) drops what
-/// was kept: it was left by a velocity the body no longer has (a correction of 1e10
-/// rad/s taken back left a thousand). A non-finite sum keeps nothing.
+/// was kept: it was left by a velocity the body no longer has (kept across a correction
+/// taken back, it left the body of `a_limit_contradicting_a_pivot_does_not_spin_the_body`
+/// spinning at up to 2,460 rad/s). A non-finite sum keeps nothing.
 #[inline(always)]
 fn add_kept(v: &mut Velocity, kept: &mut KeptRounding, dv: [f64; 3]) {
     #[inline(always)]
