@@ -144,9 +144,11 @@ impl DirectSystem {
 
     /// Forgets what [`add_kept`] kept of the velocities' roundings: at a step's start,
     /// where the bodies hold their velocities in `f32`, so that a step from a snapshot
-    /// is the step from the state it was taken of.
+    /// is the step from the state it was taken of. Only the islands' bodies keep any
+    /// (below `body_span`): a step of meshes alone clears nothing.
     pub(crate) fn forget_velocity_rounding(&mut self) {
-        self.velocity_rounding.fill(KeptRounding::default());
+        let span = self.body_span.min(self.velocity_rounding.len());
+        self.velocity_rounding[..span].fill(KeptRounding::default());
     }
 
     /// How many factorisations there have been (see
