@@ -29,7 +29,7 @@ fn main() {
             .expect("--pair-substeps takes a list of counts, e.g. 2,3,4,6");
         for n in counts.split(',') {
             let n = n.parse().expect("--pair-substeps takes whole numbers");
-            pair_at_fixed_substeps(n, minutes);
+            pair_at_substeps(n, minutes);
         }
         return;
     }
@@ -87,10 +87,10 @@ fn main() {
     }
 }
 
-/// The free spinning pair at a fixed `n` substeps (`0`: adapting them, the default): the
+/// The free spinning pair at `n` fixed substeps (`0`: adapting them, the default): the
 /// worst changes of its kinetic energy and angular momentum over the run, read after every
 /// step (`--pair-substeps`).
-fn pair_at_fixed_substeps(n: u32, minutes: f64) {
+fn pair_at_substeps(n: u32, minutes: f64) {
     let (mut space, bodies) = spinning_pair_in_place();
     space.gravity = nape::Vec2::ZERO;
     if n > 0 {
