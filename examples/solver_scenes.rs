@@ -17,7 +17,9 @@
 //! `-- soak [--steps N] [--links N]` runs the soak of the scene tests in release: the
 //! chain released horizontally for N steps (default 100,000), reporting the largest energy
 //! rise above the start, the largest anchor error, and the step's time and the substeps
-//! taken over the first and the last minute of simulated time.
+//! taken over the first and the last minute of simulated time; then it steps those two
+//! minutes again from the states they started from, in turns, for their times on the
+//! same machine (this shared machine's speed level can change within a long run).
 
 #[path = "common/scenes.rs"]
 mod scenes;
@@ -100,6 +102,57 @@ fn apply_settings(space: &mut nape::Space, args: &[String]) {
     }
 }
 
+/// Steps the first and the last minute of the soak again from the states they started
+/// from, in turns (`REPLAY_ROUNDS` rounds, the order alternating), and prints the median
+/// times and their ratio: within one long run the machine's speed level can change
+/// between the two minutes, in turns both see the same machine. The last minute must end
+/// where the soak did (`final_hash`), bit for bit.
+fn replay_minutes(first: &nape::Snapshot, last: &nape::Snapshot, minute: usize, final_hash: u64) {
+    const REPLAY_ROUNDS: usize = 5;
+    let time = |snapshot: &nape::Snapshot| {
+        let mut space = nape::Space::from_snapshot(snapshot);
+        let start = Instant::now();
+        for _ in 0..minute {
+            space.step(1.0 / 60.0);
+        }
+        (
+            start.elapsed().as_secs_f64() * 1e3 / minute as f64,
+            space.state_hash(),
+        )
+    };
+    let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+    for round in 0..REPLAY_ROUNDS {
+        let order = if round % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for is_first in order {
+            if is_first {
+                firsts.push(time(first).0);
+            } else {
+                let (ms, hash) = time(last);
+                assert_eq!(
+                    hash, final_hash,
+                    "the replayed last minute ends where the soak did"
+                );
+                lasts.push(ms);
+            }
+        }
+    }
+    let median = |times: &mut Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let (first_ms, last_ms) = (median(&mut firsts), median(&mut lasts));
+    println!(
+        "replayed in turns, {REPLAY_ROUNDS} rounds: {first_ms:.3} ms a step over the first \
+         minute, {last_ms:.3} over the last (medians), {:.2} times; the last minute ends \
+         bit for bit where the soak did",
+        last_ms / first_ms
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value = |name: &str| option::<usize>(&args, name);
@@ -117,7 +170,13 @@ fn main() {
         // The substeps the chain took over each: the work the times follow, without the
         // machine's noise.
         let (mut first_substeps, mut last_substeps) = (0u64, 0u64);
+        // The states the two minutes start from, stepped again below in turns.
+        let first_start = scene.space.snapshot();
+        let mut last_start = None;
         for step in 0..steps {
+            if step == steps - minute {
+                last_start = Some(scene.space.snapshot());
+            }
             let stepped = Instant::now();
             scene.space.step(1.0 / 60.0);
             let elapsed = stepped.elapsed().as_secs_f64();
@@ -157,6 +216,8 @@ fn main() {
             first_substeps as f64 / minute as f64,
             last_substeps as f64 / minute as f64
         );
+        let last_start = last_start.expect("the last minute starts inside the run");
+        replay_minutes(&first_start, &last_start, minute, scene.space.state_hash());
         return;
     }
     let grid = value("--grid").unwrap_or(100);
