@@ -204,6 +204,54 @@ fn an_angle_limit_between_wheels_wound_past_ten_thousand_radians_holds() {
     assert!(slack < 1e-2, "the limit let go: {slack} inside its bound");
 }
 
+/// Two wheels on pivots, the first driven at `rate` rad/s, geared by an `AngleJoint` of
+/// `ratio` (`ratio·θ₂ = θ₁`), for `steps` steps: the largest `|ratio·θ₂ − θ₁|` over the
+/// run, from the bodies' `f64` angles, and the first wheel's angle at the end.
+fn geared_wheels(rate: f32, ratio: f32, steps: usize) -> (f64, f64) {
+    let mut space = Space::new();
+    space.gravity = Vec2::ZERO;
+    let ground = space.add_body(Body::static_body()).unwrap();
+    let wheel = |space: &mut Space, x: f32| {
+        let h = space
+            .add_body(Body::circle(0.5, 1.0).at(Vec2::new(x, 0.0)))
+            .unwrap();
+        space
+            .add_constraint(PivotJoint::new(ground, h, Vec2::new(x, 0.0), Vec2::ZERO))
+            .unwrap();
+        h
+    };
+    let (driver, driven) = (wheel(&mut space, 0.0), wheel(&mut space, 3.0));
+    space
+        .add_constraint(MotorJoint::new(ground, driver, rate))
+        .unwrap();
+    let mut gear = AngleJoint::new(driver, driven, 0.0, 0.0);
+    gear.ratio = ratio;
+    space.add_constraint(gear).unwrap();
+    let mut worst = 0.0f64;
+    for _ in 0..steps {
+        space.step(DT);
+        let angle = |h| space.body(h).unwrap().angle();
+        worst = worst.max((f64::from(ratio) * angle(driven) - angle(driver)).abs());
+    }
+    (worst, space.body(driver).unwrap().angle())
+}
+
+/// A gear reads whole angles (`ratio·θ₂ − θ₁` changes when both wheels turn by a whole
+/// turn), and its wheels wind apart: computed from the principal angles with the turns
+/// added in `f64`, it holds them to the `f32` precision of the row, where the whole
+/// angles in `f32` held them to an ulp of the wound angle (1e-3 at 10,000 rad).
+#[test]
+fn a_gear_between_fast_wheels_holds_past_ten_thousand_radians() {
+    for ratio in [2.0, -1.5, 0.3] {
+        let (worst, wound) = geared_wheels(30.0, ratio, HOUR);
+        println!(
+            "gear of ratio {ratio}, the driver wound to {wound:.0} rad: ratio·θ₂ − θ₁ within {worst:.2e} rad"
+        );
+        assert!(wound > 1e4, "the driver turned only {wound} rad");
+        assert!(worst < 1e-5, "ratio {ratio}: {worst:e}");
+    }
+}
+
 /// A user's joint of an angle difference: read from body1's winding, exact at any turns.
 #[constraint(position = body2.angle - body1.angle - offset)]
 #[derive(Clone)]
@@ -264,11 +312,13 @@ fn a_generated_whole_angle_is_read_whole() {
     for angle in [0.2, -3.0, 7.0, 1e4 + 0.5, -123.25] {
         let pose = Pose::new(Vec2::ZERO, angle);
         let value = c.position_error(&[pose])[0];
-        // Exactly what reading the whole angle in `f32` gives.
-        assert_eq!(value, pose.angle() - 1.5, "{angle}");
+        // The whole angle's value, rounded once: the principal angle's `f32` rounding and
+        // half an ulp of the result.
+        let exact = pose.total_angle() - 1.5;
+        let ulp = f64::from(value.abs().max(f32::MIN_POSITIVE)) * f64::from(f32::EPSILON);
         assert!(
-            (f64::from(value) - (angle - 1.5)).abs() < 1e-6 + angle.abs() * 1e-7,
-            "{angle}: {value}"
+            (f64::from(value) - exact).abs() <= 0.5 * ulp + 1e-6,
+            "{angle}: {value} against {exact}"
         );
     }
 }

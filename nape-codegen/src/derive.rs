@@ -46,6 +46,10 @@ pub struct Derivation {
     pub geometric_stiffness: Vec<[Id; 2]>,
     /// Which winding the raw angles (`Leaf::Pose(s, Dof::Angle)`) are read from.
     pub winding: Winding,
+    /// Where every row is affine in the raw angles (see [`turn_terms`]), each row's
+    /// `(slot, ∂c/∂θ_s)` over the slots whose raw angle it reads: `c` is then computed
+    /// from the principal angles, and `2π·Σ_s (∂c/∂θ_s)·turns_s` added in `f64`.
+    pub turn_terms: Option<Vec<Vec<(usize, Id)>>>,
     /// Whether every row is unchanged when all bodies move by the same vector
     /// (`Σ_s ∂c/∂x_s ≡ 0` and `Σ_s ∂c/∂y_s ≡ 0`): then the solver may give the rows
     /// positions relative to a body of theirs (`Constraint::translation_invariant`).
@@ -366,6 +370,10 @@ pub fn derive(
         .collect();
 
     let winding = winding(graph, rows);
+    let turn_terms = match mode {
+        Mode::Position => turn_terms(graph, rows),
+        Mode::Velocity => None,
+    };
     let translation_invariant = translation_invariant(graph, rows);
 
     let geometric_stiffness = match mode {
@@ -388,8 +396,54 @@ pub fn derive(
         impulse,
         geometric_stiffness,
         winding,
+        turn_terms,
         translation_invariant,
     })
+}
+
+/// Each row's coefficients on the whole turns of the raw angles it reads, where every row
+/// is affine in them: `∂c/∂θ_s` over the raw angle alone (the cosines and sines held
+/// fixed) reading no raw angle itself. Then `c` at angles `k_s` turns further is
+/// `c + 2π·Σ_s k_s·∂c/∂θ_s` exactly, so `c` can be computed from the principal angles in
+/// `(−π, π]`, which keep `f32` precision, and the turns added in `f64`: a gear's
+/// `ratio·θ₂ − θ₁` or a differential's `θ₁ + θ₂ − 2θ₃` between wheels that wind apart
+/// holds to `f32` precision of the rows, not of the angles. `None` where no raw angle is
+/// read, or a row reads one other than linearly.
+fn turn_terms(graph: &mut Graph, rows: &[Id]) -> Option<Vec<Vec<(usize, Id)>>> {
+    let is_raw = |leaf: Leaf| matches!(leaf, Leaf::Pose(_, Dof::Angle));
+    let mut slots: Vec<u8> = graph
+        .reachable(rows)
+        .into_iter()
+        .filter_map(|id| match graph.node(id) {
+            Node::Leaf(Leaf::Pose(s, Dof::Angle)) => Some(s),
+            _ => None,
+        })
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    if slots.is_empty() {
+        return None;
+    }
+    let mut turns: Vec<Differentiator> = slots
+        .iter()
+        .map(|&s| Differentiator::slot_turn(s))
+        .collect();
+    let mut terms = Vec::with_capacity(rows.len());
+    for &row in rows {
+        let mut row_terms = Vec::new();
+        for (&s, turn) in slots.iter().zip(&mut turns) {
+            let coefficient = turn.derive(graph, row);
+            if graph.is_const(coefficient, 0.0) {
+                continue;
+            }
+            if graph.depends_on(coefficient, is_raw) {
+                return None;
+            }
+            row_terms.push((usize::from(s), coefficient));
+        }
+        terms.push(row_terms);
+    }
+    Some(terms)
 }
 
 /// `[|∂²(fᵀc)/∂θ²|, ρ(∂²(fᵀc)/∂x²)]` of slot `s`, differentiating the exact Jacobian

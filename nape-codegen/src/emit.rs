@@ -25,6 +25,9 @@ struct Writer<'a> {
     /// The slots whose raw angle is bound (`__angle{s}`), each with the number of scopes
     /// open when it was: an angle is read once per function, before what uses it.
     angles: Vec<(u8, usize)>,
+    /// Whether each raw angle is read as its principal angle, the winding ignored (the
+    /// rows' turn terms add it: `Derivation::turn_terms`).
+    principal: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -35,6 +38,15 @@ impl<'a> Writer<'a> {
             winding,
             scopes: Vec::new(),
             angles: Vec::new(),
+            principal: false,
+        }
+    }
+
+    /// A writer that reads every raw angle as its principal angle in `(−π, π]`.
+    fn principal(graph: &'a Graph, model: &'a Model) -> Self {
+        Self {
+            principal: true,
+            ..Self::new(graph, model, &Winding::Unread)
         }
     }
 
@@ -89,6 +101,7 @@ impl<'a> Writer<'a> {
             let index = Literal::usize_unsuffixed(usize::from(s));
             // The reference's own angle from its winding is its principal angle.
             let read = match (reference.is_some(), self.winding) {
+                _ if self.principal => quote!(__poses[#index].principal_angle()),
                 (true, Winding::Relative(r)) if usize::from(s) == *r => {
                     quote!(__poses[#index].principal_angle())
                 }
@@ -380,6 +393,8 @@ pub fn constraint(model: &Model, derivation: &Derivation, item: &syn::ItemStruct
     let position_error = if velocity_only {
         let zeros = vec![quote!(0.0f32); derivation.dim];
         quote!([#(#zeros),*])
+    } else if let Some(terms) = &derivation.turn_terms {
+        position_rows_with_turns(graph, model, &model.rows, terms)
     } else {
         rows_block(graph, model, &derivation.winding, &model.rows)
     };
@@ -610,6 +625,34 @@ fn rows_block(graph: &Graph, model: &Model, winding: &Winding, rows: &[Id]) -> T
     let mut writer = Writer::new(graph, model, winding);
     let lets = writer.open(rows);
     let values = rows.iter().map(|&id| writer.write(id));
+    quote! { #lets [#(#values),*] }
+}
+
+/// The rows `c` of a constraint affine in its raw angles (`Derivation::turn_terms`):
+/// computed from the principal angles, with `2π·Σ_s (∂c/∂θ_s)·turns_s` added in `f64`
+/// and the sum rounded once.
+fn position_rows_with_turns(
+    graph: &Graph,
+    model: &Model,
+    rows: &[Id],
+    terms: &[Vec<(usize, Id)>],
+) -> TokenStream {
+    let mut writer = Writer::principal(graph, model);
+    let mut roots = rows.to_vec();
+    roots.extend(terms.iter().flatten().map(|&(_, coefficient)| coefficient));
+    let lets = writer.open(&roots);
+    let values = rows.iter().zip(terms).map(|(&row, terms)| {
+        let value = writer.write(row);
+        if terms.is_empty() {
+            return value;
+        }
+        let turns = terms.iter().map(|&(s, coefficient)| {
+            let coefficient = writer.write(coefficient);
+            let s = Literal::usize_unsuffixed(s);
+            quote!(f64::from(#coefficient) * f64::from(__poses[#s].turns))
+        });
+        quote!(((f64::from(#value) + ::core::f64::consts::TAU * (#(#turns)+*)) as f32))
+    });
     quote! { #lets [#(#values),*] }
 }
 

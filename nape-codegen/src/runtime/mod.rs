@@ -133,10 +133,29 @@ pub struct Program {
     pub parameters: Tape,
     /// Which winding the tapes' angle inputs are read from.
     pub winding: Winding,
+    /// Where `c` is affine in the raw angles, its turn terms: `c` is then computed from
+    /// the principal angles and the whole turns added (see [`TurnTerms`]).
+    pub turn_terms: Option<TurnTerms>,
     /// Whether the rows are unchanged when every body moves by the same vector, so that
     /// the tapes may read positions relative to slot 0's body.
     pub translation_invariant: bool,
 }
+
+/// The whole turns of a constraint whose rows are affine in the raw angles: `c` at angles
+/// `k_s` turns further is `c + 2π·Σ_s k_s·∂c/∂θ_s` exactly, so the position tape runs on
+/// the principal angles (in `(−π, π]`, turns 0) and `2π·Σ_s (∂c/∂θ_s)·turns_s` is added
+/// in `f64`: a gear between wheels that wind apart holds to `f32` precision of its rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnTerms {
+    /// The coefficients `∂c/∂θ_s`, read at the principal angles, one output per term.
+    pub tape: Tape,
+    /// Each output's row and slot.
+    pub terms: Vec<(usize, usize)>,
+}
+
+/// The most turn terms a [`Program`] has (rows × slots that read a raw angle): more, and
+/// its angles are read as [`Winding`] says.
+pub const MAX_TURN_TERMS: usize = 64;
 
 /// Which winding a [`Program`]'s tapes read the bodies' angles from: the angle input
 /// ([`Input::Pose`] with [`Axis::Angle`]) of slot `s` is `2π·(turns_s − reference) +
@@ -486,6 +505,22 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
             }
         }
     };
+    let turn_terms = match &derivation.turn_terms {
+        Some(rows) if rows.iter().map(Vec::len).sum::<usize>() <= MAX_TURN_TERMS => {
+            let mut builder = TapeBuilder::new(graph);
+            let coefficients: Vec<_> = rows.iter().flatten().map(|&(_, c)| c).collect();
+            builder.output(&coefficients)?;
+            Some(TurnTerms {
+                tape: builder.finish()?,
+                terms: rows
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(row, terms)| terms.iter().map(move |&(slot, _)| (row, slot)))
+                    .collect(),
+            })
+        }
+        _ => None,
+    };
     Ok(Program {
         name: model.name.to_string(),
         kind: if velocity {
@@ -508,6 +543,7 @@ fn program(model: &Model, derivation: &Derivation) -> Result<Program, TapeError>
         stiffness,
         parameters,
         winding,
+        turn_terms,
         translation_invariant: derivation.translation_invariant,
     })
 }

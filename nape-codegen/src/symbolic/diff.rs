@@ -20,6 +20,8 @@ enum Variable {
     /// A turn `T` added to every raw angle leaf at once, the cosine and sine leaves held
     /// fixed: `Σ_s ∂/∂θ_s` over the raw angles alone.
     Turn,
+    /// A turn added to one slot's raw angle leaf, its cosine and sine held fixed.
+    SlotTurn(u8),
     /// A shift added to every body's position coordinate `Dof` at once: `Σ_s ∂/∂x_s`.
     Shift(super::graph::Dof),
 }
@@ -43,6 +45,18 @@ impl Differentiator {
     pub fn uniform_turn() -> Self {
         Self {
             variable: Variable::Turn,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Differentiation by a turn of slot `slot`'s raw angle leaf alone, the cosine and sine
+    /// leaves independent of it: where the derivative reads no raw angle, the expression
+    /// changes by exactly the derivative times `2πk` when the slot's raw angle is read
+    /// `k` whole turns further.
+    #[must_use]
+    pub fn slot_turn(slot: u8) -> Self {
+        Self {
+            variable: Variable::SlotTurn(slot),
             memo: HashMap::new(),
         }
     }
@@ -194,6 +208,10 @@ impl Differentiator {
             Variable::Leaf(variable) => variable,
             Variable::Turn => {
                 let raw = matches!(leaf, Leaf::Pose(_, Dof::Angle));
+                return graph.constant(if raw { 1.0 } else { 0.0 });
+            }
+            Variable::SlotTurn(slot) => {
+                let raw = leaf == Leaf::Pose(slot, Dof::Angle);
                 return graph.constant(if raw { 1.0 } else { 0.0 });
             }
             Variable::Shift(dof) => {

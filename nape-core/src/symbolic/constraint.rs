@@ -2,7 +2,7 @@
 //! stiffness (compiled, `c`, `J` and `K` also as one function for `linearize`); dense
 //! products of `J` for the rest.
 
-use nape_codegen::runtime::{Axis, Input, Winding};
+use nape_codegen::runtime::{Axis, Input, MAX_TURN_TERMS, Winding};
 
 use super::{RowKind, SymbolicConstraint};
 use crate::body::BodyHandle;
@@ -241,7 +241,40 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
     #[inline]
     fn position_error(&self, poses: &[Pose; BODIES]) -> [f32; DIM] {
         let mut out = [0.0; DIM];
-        self.run(PoseTape::Position, poses, &[0.0; DIM], &mut out, &mut []);
+        let Some(turns) = &self.compiled.program.turn_terms else {
+            self.run(PoseTape::Position, poses, &[0.0; DIM], &mut out, &mut []);
+            return out;
+        };
+        // Affine in the raw angles: `c` at the principal angles, the whole turns added in
+        // `f64` (see `TurnTerms`).
+        let principal = poses.map(|p| Pose { turns: 0, ..p });
+        self.run(
+            PoseTape::Position,
+            &principal,
+            &[0.0; DIM],
+            &mut out,
+            &mut [],
+        );
+        let mut coefficients = [0.0f32; MAX_TURN_TERMS];
+        let count = turns.terms.len().min(MAX_TURN_TERMS);
+        turns.tape.run(
+            |input| self.input(input, &principal, &[0.0; DIM]),
+            &mut coefficients[..count],
+            &mut [],
+        );
+        // Summed in the generated code's order, so that the two agree bit for bit.
+        let mut whole: [Option<f64>; DIM] = [None; DIM];
+        for (&(row, slot), &coefficient) in turns.terms.iter().zip(&coefficients[..count]) {
+            if let (Some(sum), Some(pose)) = (whole.get_mut(row), poses.get(slot)) {
+                let term = f64::from(coefficient) * f64::from(pose.turns);
+                *sum = Some(sum.map_or(term, |sum| sum + term));
+            }
+        }
+        for (c, whole) in out.iter_mut().zip(whole) {
+            if let Some(whole) = whole {
+                *c = (f64::from(*c) + std::f64::consts::TAU * whole) as f32;
+            }
+        }
         out
     }
 
@@ -335,6 +368,10 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
                 effective_mass: effective_mass.as_flattened_mut(),
             };
             if native.run(poses, &self.scalars, &self.vectors, &masses, out) {
+                if self.compiled.program.turn_terms.is_some() {
+                    // The compiled `c` reads the angles as `winding` does.
+                    *error = self.position_error(poses);
+                }
                 return;
             }
         }
