@@ -1,6 +1,7 @@
-//! Ten simulated minutes of the gallery's custom joints at the defaults (60 Hz, 36,000
-//! steps), as the gallery shows them for seconds: each joint stays closed, the scenes
-//! without a motor keep their energy, and the driven ones never run away from the energy
+//! Ten simulated minutes of every gallery scene at the defaults (60 Hz, 36,000 steps), as
+//! the gallery shows them for seconds: each joint stays closed, the scenes without a
+//! motor or an inelastic catch keep their energy, those with catches (limits struck, a
+//! rope snapping taut) never gain any, and the driven ones never run away from the energy
 //! their first minute reached. The driven bodies turn by hundreds of radians, and the
 //! differential's `θ₁ + θ₂ − 2θ₃` reads whole angles of wheels that wind apart (its right
 //! wheel 1,200 rad from its left after ten minutes, where an `f32` angle holds 1.2e-4):
@@ -18,9 +19,10 @@ const MINUTE: usize = 3_600;
 struct Run {
     /// The largest joint error after any step (`World::worst_violation`).
     worst: f32,
-    /// The largest change of total energy from the end of the first step, and the most
-    /// kinetic energy reached, over the whole run.
+    /// The largest change and the largest rise of total energy from the end of the first
+    /// step, and the most kinetic energy reached, over the whole run.
     drift: f32,
+    rise: f32,
     swing: f32,
     /// The most kinetic energy reached over the first minute and over the rest.
     first_minute: f32,
@@ -36,6 +38,7 @@ fn run(scene: &SceneInfo) -> Run {
     let mut run = Run {
         worst: world.worst_violation(),
         drift: 0.0,
+        rise: 0.0,
         swing: 0.0,
         first_minute: 0.0,
         later: 0.0,
@@ -45,7 +48,9 @@ fn run(scene: &SceneInfo) -> Run {
         world.step(1.0 / 60.0);
         run.worst = run.worst.max(world.worst_violation());
         let kinetic = world.kinetic_energy();
-        run.drift = run.drift.max((world.energy() - start).abs());
+        let change = world.energy() - start;
+        run.drift = run.drift.max(change.abs());
+        run.rise = run.rise.max(change);
         run.swing = run.swing.max(kinetic);
         if step < MINUTE {
             run.first_minute = run.first_minute.max(kinetic);
@@ -60,29 +65,41 @@ fn run(scene: &SceneInfo) -> Run {
     run
 }
 
-/// The scenes whose bodies a motor drives: their energy is the motor's to change.
-const DRIVEN: [&str; 3] = ["ellipse", "cam", "differential"];
+/// The scenes of stiff equality joints alone: their energy is kept.
+const CONSERVATIVE: [&str; 4] = ["pivot", "weld", "rack", "midpoint"];
+
+/// The scenes whose limits, stops or rope take energy in inelastic catches.
+const CATCHING: [&str; 4] = ["angle", "distance", "line", "pulley"];
 
 #[test]
-fn custom_joints_hold_for_ten_minutes() {
-    for scene in SCENES.iter().filter(|s| s.is_custom()) {
+fn every_scene_holds_for_ten_minutes() {
+    for scene in SCENES {
         let name = scene.name;
         let run = run(scene);
         println!(
-            "{name}, 10 min: joints within {:.2e}, energy within {:.4} J of its start (the \
-             swing {:.3} J), most kinetic energy {:.3} J in the first minute and {:.3} J after",
-            run.worst, run.drift, run.swing, run.first_minute, run.later
+            "{name}, 10 min: joints within {:.2e}, energy within {:.4} J of its start \
+             (at most {:+.4} J above; the swing {:.3} J), most kinetic energy {:.3} J in \
+             the first minute and {:.3} J after",
+            run.worst, run.drift, run.rise, run.swing, run.first_minute, run.later
         );
         assert!(run.finite, "{name}: {run:?}");
         assert!(run.swing > 0.1, "{name} does not move");
-        assert!(run.worst <= 1e-5, "{name}: {run:?}");
-        if DRIVEN.contains(&name) {
+        // The pulley's rope is the sum of two 2 m spans, each to its own `f32` rounding.
+        let joints = if name == "pulley" { 2e-5 } else { 1e-5 };
+        assert!(run.worst <= joints, "{name}: {run:?}");
+        if CONSERVATIVE.contains(&name) {
+            // The six-link chain's energy swings by 1.1 % of its swing at its whips
+            // (velocity Verlet's own error at their speeds, returning as each passes:
+            // `docs/guarantees.md`, "Not yet held"); the others keep theirs to 0.02 %.
+            let share = if name == "pivot" { 1.5e-2 } else { 1e-3 };
+            assert!(run.drift <= share * run.swing, "{name}: {run:?}");
+        } else if CATCHING.contains(&name) {
+            assert!(run.rise <= 1e-3 * run.swing, "{name} gains energy: {run:?}");
+        } else {
             assert!(
                 run.later <= 2.0 * run.first_minute,
                 "{name} runs away: {run:?}"
             );
-        } else {
-            assert!(run.drift <= 1e-3 * run.swing, "{name}: {run:?}");
         }
     }
 }
