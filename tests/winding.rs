@@ -156,8 +156,9 @@ fn a_motor_driven_crank_with_a_welded_bar_keeps_every_angle_for_an_hour() {
     );
 }
 
-#[test]
-fn an_angle_limit_between_wheels_wound_past_ten_thousand_radians_holds() {
+/// A space without gravity holding two wheels on pivots 3 m apart, the first driven at
+/// `rate` rad/s by a `MotorJoint`.
+fn two_wheels(rate: f32) -> (Space, BodyHandle, BodyHandle) {
     let mut space = Space::new();
     space.gravity = Vec2::ZERO;
     let ground = space.add_body(Body::static_body()).unwrap();
@@ -170,10 +171,16 @@ fn an_angle_limit_between_wheels_wound_past_ten_thousand_radians_holds() {
             .unwrap();
         h
     };
-    let (driven, dragged) = (wheel(&mut space, 0.0), wheel(&mut space, 3.0));
+    let (driver, driven) = (wheel(&mut space, 0.0), wheel(&mut space, 3.0));
     space
-        .add_constraint(MotorJoint::new(ground, driven, 60.0))
+        .add_constraint(MotorJoint::new(ground, driver, rate))
         .unwrap();
+    (space, driver, driven)
+}
+
+#[test]
+fn an_angle_limit_between_wheels_wound_past_ten_thousand_radians_holds() {
+    let (mut space, driven, dragged) = two_wheels(60.0);
     let bound = 3.0 * std::f32::consts::PI;
     space
         .add_constraint(AngleJoint::new(driven, dragged, -bound, bound))
@@ -208,22 +215,7 @@ fn an_angle_limit_between_wheels_wound_past_ten_thousand_radians_holds() {
 /// `ratio` (`ratio·θ₂ = θ₁`), for `steps` steps: the largest `|ratio·θ₂ − θ₁|` over the
 /// run, from the bodies' `f64` angles, and the first wheel's angle at the end.
 fn geared_wheels(rate: f32, ratio: f32, steps: usize) -> (f64, f64) {
-    let mut space = Space::new();
-    space.gravity = Vec2::ZERO;
-    let ground = space.add_body(Body::static_body()).unwrap();
-    let wheel = |space: &mut Space, x: f32| {
-        let h = space
-            .add_body(Body::circle(0.5, 1.0).at(Vec2::new(x, 0.0)))
-            .unwrap();
-        space
-            .add_constraint(PivotJoint::new(ground, h, Vec2::new(x, 0.0), Vec2::ZERO))
-            .unwrap();
-        h
-    };
-    let (driver, driven) = (wheel(&mut space, 0.0), wheel(&mut space, 3.0));
-    space
-        .add_constraint(MotorJoint::new(ground, driver, rate))
-        .unwrap();
+    let (mut space, driver, driven) = two_wheels(rate);
     let mut gear = AngleJoint::new(driver, driven, 0.0, 0.0);
     gear.ratio = ratio;
     space.add_constraint(gear).unwrap();
