@@ -88,9 +88,9 @@ fn every_scene_holds_for_ten_minutes() {
         let joints = if name == "pulley" { 2e-5 } else { 1e-5 };
         assert!(run.worst <= joints, "{name}: {run:?}");
         if CONSERVATIVE.contains(&name) {
-            // The six-link chain's energy swings by 1.1 % of its swing at its whips
-            // (velocity Verlet's own error at their speeds, returning as each passes:
-            // `docs/guarantees.md`, "Not yet held"); the others keep theirs to 0.02 %.
+            // The six-link chain's energy dips by 1.1 % of its swing for single steps at
+            // the bottom of its whips, back at the next (`docs/guarantees.md`, "Not yet
+            // held"); the others keep theirs to 0.02 %.
             let share = if name == "pivot" { 1.5e-2 } else { 1e-3 };
             assert!(run.drift <= share * run.swing, "{name}: {run:?}");
         } else if CATCHING.contains(&name) {
