@@ -253,7 +253,8 @@ struct Relative {
     offset: f32,
 }
 
-/// A user's joint of one body's whole angle: read whole, its value as before.
+/// A user's joint of one body's whole angle: affine in it, its value is the whole angle's,
+/// rounded once.
 #[constraint(position = body1.angle - target)]
 #[derive(Clone)]
 struct Absolute {
@@ -298,7 +299,7 @@ fn a_generated_angle_difference_is_exact_at_ten_thousand_turns() {
 }
 
 #[test]
-fn a_generated_whole_angle_is_read_whole() {
+fn a_generated_whole_angle_is_rounded_once() {
     let [body1] = handles();
     let c = Absolute { body1, target: 1.5 };
     for angle in [0.2, -3.0, 7.0, 1e4 + 0.5, -123.25] {
