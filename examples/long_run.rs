@@ -1,6 +1,7 @@
-//! The long-run scenes of `tests/long_run.rs`, and the loop scenes of `tests/loops.rs`'s
-//! ten-minute test, for an hour of simulated time each (or `--minutes M`), at the
-//! defaults: the soak `docs/guarantees.md` reports.
+//! The long-run scenes of `tests/long_run.rs`, the loop scenes of `tests/loops.rs`'s
+//! ten-minute test and the gallery's scenes (`gallery/tests/long_run.rs`), for an hour of
+//! simulated time each (or `--minutes M`), at the defaults: the soak `docs/guarantees.md`
+//! reports.
 //!
 //! Run with `cargo run --release --example long_run [-- --minutes M]`; with
 //! `--pair-substeps 2,3,4,6` it runs only the free spinning pair, at each of those fixed
@@ -84,6 +85,22 @@ fn main() {
         println!(
             "{}",
             figures.line(&format!("{}, {minutes} min", scene.name))
+        );
+    }
+    // The gallery's scenes, as `gallery/tests/long_run.rs` runs them for ten minutes.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let steps = (minutes * 3600.0).round() as usize;
+    for scene in nape_gallery::SCENES {
+        let run = nape_gallery::soak::soak(scene, steps);
+        println!(
+            "gallery {}, {minutes} min: joints within {:.2e}, energy within {:.4} J of its \
+             start (at most {:+.4} J above; the swing {:.3} J){}",
+            scene.name,
+            run.worst,
+            run.drift,
+            run.rise,
+            run.swing,
+            if run.finite { "" } else { "; NOT FINITE" }
         );
     }
 }

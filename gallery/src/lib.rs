@@ -10,13 +10,15 @@
 //! * [`svg`], [`html`]: the animated SVG of a run, its plots and the index page;
 //! * [`cli`]: the gallery command;
 //! * [`workbench`]: the interactive page's joint editor, a constraint written as text
-//!   joining a hook and a plank.
+//!   joining a hook and a plank;
+//! * [`soak`]: a scene run for minutes or an hour, and what it did.
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod html;
 pub mod joints;
 pub mod scenes;
+pub mod soak;
 pub mod svg;
 pub mod workbench;
 pub mod world;

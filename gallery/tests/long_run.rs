@@ -8,62 +8,11 @@
 //! affine in them, it is computed from the principal angles with the turns added in
 //! `f64`, and holds as the others do.
 
-use nape_gallery::scenes::{SCENES, SceneInfo};
-use nape_gallery::world::World;
+use nape_gallery::scenes::SCENES;
+use nape_gallery::soak::soak;
 
+/// Ten minutes at 60 Hz.
 const STEPS: usize = 36_000;
-const MINUTE: usize = 3_600;
-
-/// What ten minutes of a scene did.
-#[derive(Debug)]
-struct Run {
-    /// The largest joint error after any step (`World::worst_violation`).
-    worst: f32,
-    /// The largest change and the largest rise of total energy from the end of the first
-    /// step, and the most kinetic energy reached, over the whole run.
-    drift: f32,
-    rise: f32,
-    swing: f32,
-    /// The most kinetic energy reached over the first minute and over the rest.
-    first_minute: f32,
-    later: f32,
-    /// Whether every pose stayed finite.
-    finite: bool,
-}
-
-fn run(scene: &SceneInfo) -> Run {
-    let mut world: World = (scene.build)().expect("the scene builds");
-    world.step(1.0 / 60.0);
-    let start = world.energy();
-    let mut run = Run {
-        worst: world.worst_violation(),
-        drift: 0.0,
-        rise: 0.0,
-        swing: 0.0,
-        first_minute: 0.0,
-        later: 0.0,
-        finite: true,
-    };
-    for step in 1..STEPS {
-        world.step(1.0 / 60.0);
-        run.worst = run.worst.max(world.worst_violation());
-        let kinetic = world.kinetic_energy();
-        let change = world.energy() - start;
-        run.drift = run.drift.max(change.abs());
-        run.rise = run.rise.max(change);
-        run.swing = run.swing.max(kinetic);
-        if step < MINUTE {
-            run.first_minute = run.first_minute.max(kinetic);
-        } else {
-            run.later = run.later.max(kinetic);
-        }
-        run.finite &= world
-            .bodies
-            .iter()
-            .all(|b| world.pose(b.handle).position.is_finite());
-    }
-    run
-}
 
 /// The scenes of stiff equality joints alone: their energy is kept.
 const CONSERVATIVE: [&str; 4] = ["pivot", "weld", "rack", "midpoint"];
@@ -75,7 +24,7 @@ const CATCHING: [&str; 4] = ["angle", "distance", "line", "pulley"];
 fn every_scene_holds_for_ten_minutes() {
     for scene in SCENES {
         let name = scene.name;
-        let run = run(scene);
+        let run = soak(scene, STEPS);
         println!(
             "{name}, 10 min: joints within {:.2e}, energy within {:.4} J of its start \
              (at most {:+.4} J above; the swing {:.3} J), most kinetic energy {:.3} J in \
