@@ -108,7 +108,7 @@ pub const SCENES: &[SceneInfo] = &[
     SceneInfo {
         name: "pulley",
         title: "PulleyJoint: two weights over two hooks",
-        about: "1 kg and 2 kg on one 4 m rope over two hooks; the heavy one swings as it falls.",
+        about: "1 kg and 2 kg on one 3.75 m rope over two hooks; the heavy one swings as it falls, until the light one reaches its stop 0.3 m below its hook.",
         joints: &[("PulleyJoint", PULLEY)],
         build: pulley,
     },
@@ -352,6 +352,16 @@ fn pulley() -> Result<World, Error> {
         joint_max: 3.75,
         ratio: 1.0,
     })?;
+    // The light weight stops short of its hook, as it would at a pulley's wheel: a span of
+    // zero length has no direction.
+    w.joint(DistanceJoint::new(
+        left,
+        light,
+        Vec2::ZERO,
+        Vec2::ZERO,
+        0.3,
+        f32::INFINITY,
+    ))?;
     Ok(w)
 }
 

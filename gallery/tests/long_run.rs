@@ -33,9 +33,7 @@ fn every_scene_holds_for_ten_minutes() {
         );
         assert!(run.finite, "{name}: {run:?}");
         assert!(run.swing > 0.1, "{name} does not move");
-        // The pulley's rope is the sum of two 2 m spans, each to its own `f32` rounding.
-        let joints = if name == "pulley" { 2e-5 } else { 1e-5 };
-        assert!(run.worst <= joints, "{name}: {run:?}");
+        assert!(run.worst <= 1e-5, "{name}: {run:?}");
         if CONSERVATIVE.contains(&name) {
             // The six-link chain's energy dips by 1.1 % of its swing for single steps at
             // the bottom of its whips, back at the next (`docs/guarantees.md`, "Not yet
