@@ -5,7 +5,8 @@
 //!
 //! Run with `cargo run --release --example long_run [-- --minutes M]`; with
 //! `--pair-substeps 2,3,4,6` it runs only the free spinning pair, at each of those fixed
-//! substep counts (`0`: at the defaults).
+//! substep counts (`0`: at the defaults); with `--chain-substeps N` only the swinging
+//! chains, at N fixed substeps.
 
 #[path = "../tests/support/long_run.rs"]
 mod long_run;
@@ -34,16 +35,31 @@ fn main() {
         }
         return;
     }
+    // `--chain-substeps N`: the chains alone, at N fixed substeps.
+    let chain_substeps: Option<u32> = args.iter().position(|a| a == "--chain-substeps").map(|i| {
+        args.get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--chain-substeps takes a whole number")
+    });
     // The sizes of the long-run test, and those between, where a chain whips differently.
     for links in [2, 3, 4, 5, 6, 8, 10, 20] {
         let started = std::time::Instant::now();
-        let (excursion, level) = swinging_chain(links, minutes);
+        let (excursion, level) = swinging_chain_in(links, minutes, |space| {
+            if let Some(n) = chain_substeps {
+                space.exact_substeps = n;
+                space.adaptive_substeps = false;
+            }
+        });
         println!(
-            "{links}-link chain, {minutes} min: energy within {:.3} % of its swing, at {:+.3} % over the last tenth ({:.1} s)",
+            "{links}-link chain{}, {minutes} min: energy within {:.3} % of its swing, at {:+.3} % over the last tenth ({:.1} s)",
+            chain_substeps.map_or(String::new(), |n| format!(" at {n} substeps")),
             100.0 * excursion,
             100.0 * level,
             started.elapsed().as_secs_f64()
         );
+    }
+    if chain_substeps.is_some() {
+        return;
     }
     let amplitude = std::f64::consts::FRAC_PI_2;
     let run = swing_rod(amplitude, minutes * 60.0, |_| {});
@@ -88,10 +104,8 @@ fn main() {
         );
     }
     // The gallery's scenes, as `gallery/tests/long_run.rs` runs them for ten minutes.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let steps = (minutes * 3600.0).round() as usize;
     for scene in nape_gallery::SCENES {
-        let run = nape_gallery::soak::soak(scene, steps);
+        let run = nape_gallery::soak::soak(scene, steps(minutes));
         println!(
             "gallery {}, {minutes} min: joints within {:.2e}, energy within {:.4} J of its \
              start (at most {:+.4} J above; the swing {:.3} J){}",

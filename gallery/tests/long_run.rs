@@ -35,9 +35,9 @@ fn every_scene_holds_for_ten_minutes() {
         assert!(run.swing > 0.1, "{name} does not move");
         assert!(run.worst <= 1e-5, "{name}: {run:?}");
         if CONSERVATIVE.contains(&name) {
-            // The six-link chain's energy dips by 1.1 % of its swing for single steps at
-            // the bottom of its whips, back at the next (`docs/guarantees.md`, "Not yet
-            // held"); the others keep theirs to 0.02 %.
+            // The six-link chain's energy dips by 1.1 % of its swing at its whips and
+            // comes back (`docs/guarantees.md`, "Not yet held"); the others keep theirs
+            // to 0.02 %.
             let share = if name == "pivot" { 1.5e-2 } else { 1e-3 };
             assert!(run.drift <= share * run.swing, "{name}: {run:?}");
         } else if CATCHING.contains(&name) {

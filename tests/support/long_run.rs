@@ -39,7 +39,17 @@ pub fn energy_excursion(
 /// A chain of `links` released horizontal: its energy excursion and final level, shares
 /// of its swing's energy `m g L N²/2`.
 pub fn swinging_chain(links: usize, minutes: f64) -> (f64, f64) {
+    swinging_chain_in(links, minutes, |_| {})
+}
+
+/// [`swinging_chain`] in a space `configure` sets (its substeps, say) before the run.
+pub fn swinging_chain_in(
+    links: usize,
+    minutes: f64,
+    configure: impl FnOnce(&mut Space),
+) -> (f64, f64) {
     let (mut space, bodies) = chain_space(links, |_| 0.0);
+    configure(&mut space);
     energy_excursion(&mut space, &bodies, steps(minutes), swing_energy(links))
 }
 

@@ -255,8 +255,9 @@ impl<const DIM: usize, const BODIES: usize, K: RowKind> Constraint<DIM, BODIES>
             &mut out,
             &mut [],
         );
+        // A program has at most `MAX_TURN_TERMS` terms (else it has none).
         let mut coefficients = [0.0f32; MAX_TURN_TERMS];
-        let count = turns.terms.len().min(MAX_TURN_TERMS);
+        let count = turns.terms.len();
         turns.tape.run(
             |input| self.input(input, &principal, &[0.0; DIM]),
             &mut coefficients[..count],
