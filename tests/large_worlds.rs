@@ -465,7 +465,8 @@ fn a_two_link_chain_far_out_keeps_its_energy() {
 }
 
 /// The rod pendulum of the motion tests, its pin moved out with it: its energy and its
-/// period as at the origin (within 5e-4 of its swing and of the exact period).
+/// period as at the origin (energy within twice the origin's drift, period within 2e-5 of
+/// the origin's, 5e-5 released near the top).
 #[test]
 fn a_rod_far_out_swings_as_at_the_origin() {
     for amplitude in [0.1, std::f64::consts::FRAC_PI_2, 3.0] {
@@ -487,8 +488,12 @@ fn a_rod_far_out_swings_as_at_the_origin() {
                 "{amplitude} rad: energy within {} at ({x}, {y}), {drift0} at the origin",
                 run.energy_drift
             );
+            // Released 3 rad out the rod turns back just short of the top, where its period
+            // grows as `ln(1/(π − θ₀))`: 2.4 times any change of its amplitude, so a
+            // rounding of its pin's pose 1e-9 m different (10,000 km out) shows 3e-5 in it.
+            let tolerance = if amplitude > 2.0 { 5e-5 } else { 2e-5 };
             assert!(
-                (off - off0).abs() <= 2e-5,
+                (off - off0).abs() <= tolerance,
                 "{amplitude} rad: period off by {off} at ({x}, {y}), {off0} at the origin"
             );
         }

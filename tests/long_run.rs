@@ -19,15 +19,17 @@ const MINUTES: f64 = 10.0;
 
 #[test]
 fn a_chain_released_horizontal_keeps_its_energy_for_ten_minutes() {
-    for links in [2, 20] {
+    // The mid sizes whip hardest for their swing: their joints turn fastest against
+    // each other (without a limit on that, the 4- and 6-link chains left 1.0 and 1.2 %).
+    for links in [2, 3, 4, 5, 6, 8, 10, 20] {
         let (excursion, level) = swinging_chain(links, MINUTES);
         println!(
             "{links}-link chain, {MINUTES} min: energy within {:.3} % of its swing, at {:+.3} % over the last minute",
             100.0 * excursion,
             100.0 * level
         );
-        assert!(excursion < 0.005, "{links} links: {excursion}");
-        assert!(level.abs() < 0.005, "{links} links: {level}");
+        assert!(excursion < 0.004, "{links} links: {excursion}");
+        assert!(level.abs() < 0.004, "{links} links: {level}");
     }
 }
 

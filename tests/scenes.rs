@@ -459,8 +459,8 @@ fn five_ragdolls_hand_in_hand_hung() {
 
 /// Limits do not cost every substep: their rows join the exact solve while they push, so
 /// the island of five hung ragdolls takes only the exact substeps its motion needs (2 to
-/// 4 here, then the 5 of a rare swing, which a moving island keeps; all of them, the most
-/// allowed, were the limits swept by Gauss–Seidel).
+/// 5 here, then the 7 of a swing whose limbs turn fast against each other, which a moving
+/// island keeps; all of them, the most allowed, were the limits swept by Gauss–Seidel).
 #[test]
 fn hung_ragdolls_take_only_the_substeps_their_motion_needs() {
     let mut s = scenes::hung_ragdolls(5);
@@ -473,9 +473,9 @@ fn hung_ragdolls_take_only_the_substeps_their_motion_needs() {
     }
     println!("five hung ragdolls, island-steps per number of exact substeps: {taken:?}");
     assert_eq!(taken.iter().sum::<usize>(), 180, "one island");
-    assert_eq!(taken[6..].iter().sum::<usize>(), 0, "{taken:?}");
+    assert_eq!(taken[8..].iter().sum::<usize>(), 0, "{taken:?}");
     let mean = taken.iter().enumerate().map(|(n, &k)| n * k).sum::<usize>() as f64 / 180.0;
-    assert!(mean <= 4.0, "{mean} substeps on average: {taken:?}");
+    assert!(mean <= 5.0, "{mean} substeps on average: {taken:?}");
 }
 
 /// One ragdoll hung by its left hand and pushed (a 2 N·s impulse on the torso): it swings
@@ -752,7 +752,8 @@ fn velocities(s: &Scene) -> Vec<Vec2> {
 /// step (the whip) the mean leaves that range by a little: asserted for every body and
 /// step, within `|v₁ − v₀|/2` + 3 cm/s + 2 % of the speed. The angular velocity of a whipping
 /// link is not monotone over a step (measured: up to 0.18 rad/s beyond half the change),
-/// so it is held to `|ω₁ − ω₀|` + 0.02 rad/s + 2 %.
+/// so it is held to `|ω₁ − ω₀|` + 0.04 rad/s + 2 % (the whips' substeps, which follow how
+/// fast the links turn against each other, leave 0.033 rad/s beyond `|ω₁ − ω₀|` + 2 %).
 #[test]
 fn reported_velocity_matches_motion() {
     let links = 20;
@@ -799,7 +800,7 @@ fn reported_velocity_matches_motion() {
             // moving chain takes (half the step): the share the step's count may bring.
             let h = DT / 2.0;
             let angular_bound =
-                (w1 - w0).abs() + 0.02 + 0.02 * spin + 0.5 * chain_spin * chain_spin * h;
+                (w1 - w0).abs() + 0.04 + 0.02 * spin + 0.5 * chain_spin * chain_spin * h;
             worst_linear_excess = worst_linear_excess.max(linear - linear_bound);
             worst_angular_excess = worst_angular_excess.max(angular - angular_bound);
         }

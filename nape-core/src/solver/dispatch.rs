@@ -530,6 +530,22 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
+    fn add_step_impulses(&self, out: &mut [Velocity]) {
+        if self.direct_entries == 0 {
+            return;
+        }
+        for (e, c) in self.entries.iter().zip(&self.cold) {
+            if c.direct.is_none() {
+                continue;
+            }
+            for s in (0..B).filter(|&s| e.first_of_its_body(s)) {
+                let (body, impulse) = (&mut out[e.bodies[s]], e.step_body_impulse[s]);
+                body.linear += impulse.linear;
+                body.angular += impulse.angular;
+            }
+        }
+    }
+
     fn geometric_stiffness(&self, poses: &[WorldPose], out: &mut [[f32; 2]], flags: &mut [u8]) {
         if self.direct_entries == 0 || T::VELOCITY_ONLY {
             return;

@@ -26,6 +26,12 @@ pub(crate) struct IslandState {
     /// in each island.
     pub(crate) body_spring: Vec<f32>,
     pub(crate) island_spring: Vec<f32>,
+    /// The impulse the exactly solved constraints applied to each body over the last step
+    /// (see `ErasedStore::add_step_impulses`).
+    pub(crate) body_impulse: Vec<Velocity>,
+    /// The fastest each body turns against another body of one of its constraints
+    /// (rad/s).
+    pub(crate) body_relative_spin: Vec<f32>,
     /// The substeps each body's island took in its last step while moving
     /// (`Body::substeps_held`), and the most of those in each island.
     pub(crate) body_held: Vec<u16>,
@@ -112,13 +118,16 @@ impl Solver {
     }
 
     /// Sets each acyclic island's substeps for this step: enough that no body spins by more
-    /// than [`STABLE_SPIN`] per substep, nor swings by more than [`STABLE_SWING`] in the
+    /// than [`STABLE_SPIN`] per substep, nor against a body it is jointed to by more than
+    /// [`STABLE_RELATIVE_SPIN`], nor swings by more than [`STABLE_SWING`] in the
     /// transverse mode its constraints' forces stiffen (a loaded chain or rope:
     /// `ω² = |∂(Jᵀf)_θ/∂θ| / I + |∂(Jᵀf)_⊥/∂x_⊥| / m`, `f` the last substep's impulse over
     /// its length), which an exact solve linearised at the substep's start keeps stable
     /// only while `ω·h` is about 1.
-    /// An island whose bodies all move slower than [`REST_SPEED`] and [`REST_SPIN`], with
-    /// every load known, rests: it takes one substep, its bodies weighted where the swing
+    /// An island whose bodies all move slower than [`REST_SPEED`] and [`REST_SPIN`] and
+    /// are pulled less than [`REST_ACCELERATION`] and [`REST_ANGULAR_ACCELERATION`] (by
+    /// gravity, their forces and the last step's joint impulses), with every load known,
+    /// rests: it takes one substep, its bodies weighted where the swing
     /// needs it (see [`weigh_exact_bodies`](Self::weigh_exact_bodies)), unless a body
     /// that needs it has a soft constraint (a spring relative to the masses, which the
     /// weighting would stiffen).
@@ -153,6 +162,29 @@ impl Solver {
         for &s in &self.store_order {
             stores[s].spring_rates(&mut self.islands.body_spring);
         }
+        self.islands.body_relative_spin.clear();
+        self.islands
+            .body_relative_spin
+            .resize(self.poses.len(), 0.0);
+        for link in &self.links {
+            let bodies = &link.bodies[..link.slots];
+            for (s, &a) in bodies.iter().enumerate() {
+                for &b in &bodies[..s] {
+                    let (a, b) = (a as usize, b as usize);
+                    let relative = (self.velocities[a].angular - self.velocities[b].angular).abs();
+                    let spins = &mut self.islands.body_relative_spin;
+                    spins[a] = spins[a].max(relative);
+                    spins[b] = spins[b].max(relative);
+                }
+            }
+        }
+        self.islands.body_impulse.clear();
+        self.islands
+            .body_impulse
+            .resize(self.poses.len(), Velocity::default());
+        for &s in &self.store_order {
+            stores[s].add_step_impulses(&mut self.islands.body_impulse);
+        }
         self.islands.island_fastest.clear();
         self.islands
             .island_fastest
@@ -173,6 +205,7 @@ impl Solver {
         // reciprocals: no square root or division per body (they were most of this loop's
         // time), one square root per island.
         let resting_turn = dt * dt * (1.0 / (RESTING_SWING * RESTING_SWING));
+        let (rest_kick, rest_spin_kick) = (REST_ACCELERATION * dt, REST_ANGULAR_ACCELERATION * dt);
         // An island's fastest swing and restlessness so far, kept in registers while its
         // bodies come one after the other (as they mostly do): through memory, each body
         // waited for the last one's store.
@@ -217,12 +250,30 @@ impl Solver {
             // In squared units of the turn each may take per substep.
             let swing = ((moving + turning) * (1.0 / (STABLE_SWING * STABLE_SWING)))
                 .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN)))
+                .max({
+                    let turning = self.islands.body_relative_spin[b];
+                    turning * turning * (1.0 / (STABLE_RELATIVE_SPIN * STABLE_RELATIVE_SPIN))
+                })
                 .max(self.islands.body_spring[b] * (1.0 / (SPRING_TURN * SPRING_TURN)));
             // Resting needs every load known, and no spring on a body the weighting would
             // make heavier (its mass-relative spring would stiffen).
             let flags = self.islands.body_flags[b];
+            // The body's velocity change over a step: gravity and its forces, and its
+            // joints' impulses of the last step.
+            let kick = match self.motion[b] {
+                Motion::Free { linear, angular } => {
+                    let impulse = self.islands.body_impulse[b];
+                    Velocity {
+                        linear: linear * dt + impulse.linear * inverse.mass,
+                        angular: angular * dt + impulse.angular * inverse.inertia,
+                    }
+                }
+                _ => Velocity::default(),
+            };
             let rests = velocity.linear.length_squared() <= REST_SPEED * REST_SPEED
                 && spin <= REST_SPIN
+                && kick.linear.length_squared() <= rest_kick * rest_kick
+                && kick.angular.abs() <= rest_spin_kick
                 && swing_squared.is_finite()
                 && flags & LOAD_UNKNOWN == 0
                 && !(weight > 1.0 && flags & SPRUNG != 0);
