@@ -35,10 +35,9 @@ fn every_scene_holds_for_ten_minutes() {
         assert!(run.swing > 0.1, "{name} does not move");
         assert!(run.worst <= 1e-5, "{name}: {run:?}");
         if CONSERVATIVE.contains(&name) {
-            // The six-link chain's energy dips by 1.1 % of its swing at its whips and
-            // comes back (`docs/guarantees.md`, "Not yet held"); the others keep theirs
-            // to 0.02 %.
-            let share = if name == "pivot" { 1.5e-2 } else { 1e-3 };
+            // The six-link chain's energy dips by 0.19 % of its swing at its whips and
+            // comes back; the others keep theirs to 0.02 %.
+            let share = if name == "pivot" { 4e-3 } else { 1e-3 };
             assert!(run.drift <= share * run.swing, "{name}: {run:?}");
         } else if CATCHING.contains(&name) {
             assert!(run.rise <= 1e-3 * run.swing, "{name} gains energy: {run:?}");
