@@ -530,7 +530,12 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
         }
     }
 
-    fn add_step_impulses(&self, out: &mut [Velocity]) {
+    fn step_motion(
+        &self,
+        velocities: &[Velocity],
+        impulses: &mut [Velocity],
+        relative_spins: &mut [f32],
+    ) {
         if self.direct_entries == 0 {
             return;
         }
@@ -538,10 +543,23 @@ impl<T: Constraint<D, B>, const D: usize, const B: usize> ErasedStore for Store<
             if c.direct.is_none() {
                 continue;
             }
-            for s in (0..B).filter(|&s| e.first_of_its_body(s)) {
-                let (body, impulse) = (&mut out[e.bodies[s]], e.step_body_impulse[s]);
-                body.linear += impulse.linear;
-                body.angular += impulse.angular;
+            for s in 0..B {
+                let a = e.bodies[s];
+                if e.first_of_its_body(s) {
+                    let (body, impulse) = (&mut impulses[a], e.step_body_impulse[s]);
+                    body.linear += impulse.linear;
+                    body.angular += impulse.angular;
+                }
+                for &b in &e.bodies[..s] {
+                    let relative = (velocities[a].angular - velocities[b].angular).abs();
+                    // Comparisons, not `f32::max`, whose NaN handling costs more.
+                    if relative > relative_spins[a] {
+                        relative_spins[a] = relative;
+                    }
+                    if relative > relative_spins[b] {
+                        relative_spins[b] = relative;
+                    }
+                }
             }
         }
     }

@@ -134,10 +134,17 @@ pub(crate) trait ErasedStore: Send + Sync {
     /// Writes into `out[body]` the largest `ω²` of the springs solved exactly on each
     /// body (a RATTLE island's substeps must resolve them).
     fn spring_rates(&self, out: &mut [f32]);
-    /// Adds into `out[body]` the impulse `Jᵀ(w∘λ')` each constraint solved exactly applied
-    /// to the body over the last step: with gravity and the body's forces, what changed
-    /// its velocity then (a resting island's rest needs it small too).
-    fn add_step_impulses(&self, out: &mut [Velocity]);
+    /// For the constraints solved exactly: adds into `impulses[body]` the impulse
+    /// `Jᵀ(w∘λ')` each applied to the body over the last step (with gravity and the body's
+    /// forces, what changed its velocity then: a resting island's rest needs it small
+    /// too), and raises `relative_spins[body]` to the fastest the body turns against
+    /// another body of one of them (rad/s, from `velocities`).
+    fn step_motion(
+        &self,
+        velocities: &[Velocity],
+        impulses: &mut [Velocity],
+        relative_spins: &mut [f32],
+    );
     /// One Gauss–Seidel sweep (`pass` 0: biased, 1: relax) over the constraints that are
     /// not solved exactly, and the limits of those that are.
     /// `last`: the substep's final sweep, which also adds the swept constraints' impulses

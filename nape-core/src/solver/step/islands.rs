@@ -162,28 +162,20 @@ impl Solver {
         for &s in &self.store_order {
             stores[s].spring_rates(&mut self.islands.body_spring);
         }
-        self.islands.body_relative_spin.clear();
-        self.islands
-            .body_relative_spin
-            .resize(self.poses.len(), 0.0);
-        for link in &self.links {
-            let bodies = &link.bodies[..link.slots];
-            for (s, &a) in bodies.iter().enumerate() {
-                for &b in &bodies[..s] {
-                    let (a, b) = (a as usize, b as usize);
-                    let relative = (self.velocities[a].angular - self.velocities[b].angular).abs();
-                    let spins = &mut self.islands.body_relative_spin;
-                    spins[a] = spins[a].max(relative);
-                    spins[b] = spins[b].max(relative);
-                }
-            }
-        }
         self.islands.body_impulse.clear();
         self.islands
             .body_impulse
             .resize(self.poses.len(), Velocity::default());
+        self.islands.body_relative_spin.clear();
+        self.islands
+            .body_relative_spin
+            .resize(self.poses.len(), 0.0);
         for &s in &self.store_order {
-            stores[s].add_step_impulses(&mut self.islands.body_impulse);
+            stores[s].step_motion(
+                &self.velocities,
+                &mut self.islands.body_impulse,
+                &mut self.islands.body_relative_spin,
+            );
         }
         self.islands.island_fastest.clear();
         self.islands
