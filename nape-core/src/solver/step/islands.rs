@@ -27,10 +27,10 @@ pub(crate) struct IslandState {
     pub(crate) body_spring: Vec<f32>,
     pub(crate) island_spring: Vec<f32>,
     /// The impulse the exactly solved constraints applied to each body over the last step
-    /// (see `ErasedStore::add_step_impulses`).
+    /// (see `ErasedStore::step_motion`).
     pub(crate) body_impulse: Vec<Velocity>,
-    /// The fastest each body turns against another body of one of its constraints
-    /// (rad/s).
+    /// The fastest each body turns against another body of one of its exactly solved
+    /// constraints (rad/s; see `ErasedStore::step_motion`).
     pub(crate) body_relative_spin: Vec<f32>,
     /// The substeps each body's island took in its last step while moving
     /// (`Body::substeps_held`), and the most of those in each island.
@@ -243,8 +243,8 @@ impl Solver {
             let swing = ((moving + turning) * (1.0 / (STABLE_SWING * STABLE_SWING)))
                 .max(spin * spin * (1.0 / (STABLE_SPIN * STABLE_SPIN)))
                 .max({
-                    let turning = self.islands.body_relative_spin[b];
-                    turning * turning * (1.0 / (STABLE_RELATIVE_SPIN * STABLE_RELATIVE_SPIN))
+                    let relative = self.islands.body_relative_spin[b];
+                    relative * relative * (1.0 / (STABLE_RELATIVE_SPIN * STABLE_RELATIVE_SPIN))
                 })
                 .max(self.islands.body_spring[b] * (1.0 / (SPRING_TURN * SPRING_TURN)));
             // Resting needs every load known, and no spring on a body the weighting would
