@@ -1,9 +1,11 @@
 //! The exact velocity solve of stiff equality joints, all types together: per island of
-//! bodies, `K Δλ = −(J v + bias)` with `K = J M⁻¹ Jᵀ` over every row of the island,
-//! factored by a skyline (envelope) Cholesky on rows ordered breadth-first, so that a
-//! chain or a tree costs linear time. Gauss–Seidel, one pass per phase, cannot hold a
-//! heavy body on a light one (a 1:100 weld flies apart); this solve holds it to the
-//! drift of one substep (5e-5 m in the test).
+//! bodies, `K Δλ = −(J v + bias)` with `K = J M⁻¹ Jᵀ` over every row of the island, by
+//! nape's own exact solver ([`ExactSolver`], the sparse factorisation a `Space` steps its
+//! islands with: linear time on a chain or a tree, a few loops closed through its Schur
+//! complement). Gauss–Seidel, one pass per phase, cannot hold a heavy body on a light one
+//! (a 1:100 weld flies apart); this solve holds it to the drift of one substep (5e-5 m in
+//! the test). A joint the solver does not take (in a mesh with more loops than it closes)
+//! solves itself, as a soft or limited joint does ([`ExactRows::covers`]).
 //!
 //! Each joint type's systems write their rows here ([`ExactRows::push`], then
 //! [`ExactRows::update`] for the relax's new poses) and read their impulses back
@@ -12,16 +14,12 @@
 //!
 //! The work per substep is the numbers only: bodies keep their index from substep to
 //! substep (a joint remembers its bodies' indices, so a push looks nothing up), and the
-//! islands, the row order, the envelope and the list of `K`'s terms ([`Plan`]) are
-//! rebuilt only when the rows' pattern of bodies changes.
-
-// Rows, slots and envelope columns are indices into several arrays at once.
-#![allow(clippy::needless_range_loop)]
+//! solver's islands are planned again only when the rows' pattern of bodies changes.
 
 use std::collections::HashMap;
 
 use bevy::prelude::{Entity, Resource};
-use nape::{InverseMass, Velocity};
+use nape::{ExactSolver, InverseMass, Velocity};
 
 /// One body's part of one row: `∂c/∂(x, y, θ)`.
 #[derive(Clone, Copy, Debug)]
@@ -33,24 +31,32 @@ struct Entry {
 #[derive(Clone, Debug)]
 struct Row {
     joint: Entity,
+    /// Its joint's index among the buffer's joints (the solver's joint).
+    index: usize,
     entries: std::ops::Range<usize>,
     error: f32,
     impulse: f32,
 }
 
-/// One substep's rows, and their pattern of bodies (what [`Plan`] depends on): per entry
-/// its body index shifted left once with the body's movability in the low bit, `u32::MAX`
-/// after each row.
+/// One substep's rows, each joint's range of them, and their pattern of bodies (what the
+/// solver's plan depends on): per entry its body index shifted left once with the body's
+/// movability in the low bit, [`END_OF_ROW`] after each row and [`END_OF_JOINT`] after
+/// each joint.
 #[derive(Default)]
 struct Buffer {
     rows: Vec<Row>,
+    joints: Vec<std::ops::Range<usize>>,
     entries: Vec<Entry>,
     pattern: Vec<u32>,
 }
 
+const END_OF_ROW: u32 = u32::MAX;
+const END_OF_JOINT: u32 = u32::MAX - 1;
+
 impl Buffer {
     fn clear(&mut self) {
         self.rows.clear();
+        self.joints.clear();
         self.entries.clear();
         self.pattern.clear();
     }
@@ -109,115 +115,23 @@ impl BodyTable {
     }
 }
 
-/// What the exact solve of one pattern of rows needs besides the numbers: the rows in
-/// solve order (islands one after another, each breadth-first), the envelope, and the
-/// terms of `K` (`K[k][j] += a·M⁻¹·b` over the entries `a` of row `k` and `b` of row `j`
-/// on one body).
-#[derive(Default)]
-struct Plan {
-    pattern: Vec<u32>,
-    /// Row of each position.
-    order: Vec<usize>,
-    /// Envelope: position `k` stores columns `first[k]..=k` at `start[k]..`.
-    first: Vec<usize>,
-    start: Vec<usize>,
-    terms: Vec<Term>,
-    /// The island of each body index (`usize::MAX` for a body no row moves).
-    island_of_body: Vec<usize>,
-}
-
-#[derive(Clone, Copy)]
-struct Term {
-    at: usize,
-    a: usize,
-    b: usize,
-}
-
-impl Plan {
-    fn build(buffer: &Buffer, bodies: &BodyTable) -> Self {
-        let movable_entry = |e: &Entry| movable(bodies.inverse_masses[e.body]);
-        let islands = islands(buffer, bodies);
-        let mut island_of_body = vec![usize::MAX; bodies.entities.len()];
-        for (island, rows) in islands.iter().enumerate() {
-            for &row in rows {
-                for e in &buffer.entries[buffer.rows[row].entries.clone()] {
-                    if movable_entry(e) {
-                        island_of_body[e.body] = island;
-                    }
-                }
-            }
-        }
-        let order: Vec<usize> = islands.concat();
-        let n = order.len();
-        let entries = |k: usize| buffer.rows[order[k]].entries.clone();
-        let mut positions_of_body = vec![Vec::new(); bodies.entities.len()];
-        for k in 0..n {
-            for e in &buffer.entries[entries(k)] {
-                if movable_entry(e) {
-                    positions_of_body[e.body].push(k);
-                }
-            }
-        }
-        // Rows of different islands share no movable body, so the envelope of a position
-        // stays within its island.
-        let first: Vec<usize> = (0..n)
-            .map(|k| {
-                buffer.entries[entries(k)]
-                    .iter()
-                    .filter_map(|e| positions_of_body[e.body].first().copied())
-                    .min()
-                    .unwrap_or(k)
-                    .min(k)
-            })
-            .collect();
-        let mut start = Vec::with_capacity(n + 1);
-        start.push(0);
-        for k in 0..n {
-            start.push(start[k] + k - first[k] + 1);
-        }
-        let mut terms = Vec::new();
-        for k in 0..n {
-            for a in entries(k) {
-                let body = buffer.entries[a].body;
-                if !movable_entry(&buffer.entries[a]) {
-                    continue;
-                }
-                for &j in positions_of_body[body].iter().filter(|&&j| j <= k) {
-                    for b in entries(j).filter(|&b| buffer.entries[b].body == body) {
-                        terms.push(Term {
-                            at: start[k] + j - first[k],
-                            a,
-                            b,
-                        });
-                    }
-                }
-            }
-        }
-        Self {
-            pattern: buffer.pattern.clone(),
-            order,
-            first,
-            start,
-            terms,
-            island_of_body,
-        }
-    }
-}
-
-/// The rows of this substep's exactly solved joints.
+/// The rows of this substep's exactly solved joints, solved by nape's exact solver
+/// ([`ExactSolver`]), the one a `Space` steps its islands with.
 #[derive(Resource, Default)]
 pub(crate) struct ExactRows {
     current: Buffer,
     building: Buffer,
     bodies: BodyTable,
-    plan: Plan,
-    /// Scratch of the solve: the envelope factor, its pivots' reciprocals and the
-    /// right-hand side.
-    factor: Vec<f64>,
-    inverse_pivots: Vec<f64>,
-    rhs: Vec<f64>,
-    /// Whether `factor` is that of the current rows' `J` (no update or swap since).
-    factored: bool,
+    solver: ExactSolver,
+    /// The pattern the solver's joints were declared for.
+    planned: Vec<u32>,
+    /// Scratch of a declaration: each joint's row count and range of `joint_bodies`.
+    joint_spans: Vec<(usize, std::ops::Range<usize>)>,
+    joint_bodies: Vec<u32>,
+    /// Scratch of a row's write: its `J` per body.
+    row: Vec<[f32; 3]>,
+    /// Whether the solver holds the current rows' `J` (no update or swap since).
+    written: bool,
 }
 
 /// Where a joint's rows sit in [`ExactRows`].
@@ -231,6 +145,15 @@ impl ExactRows {
             .and_then(|o| self.current.rows.get(o + i))
             .filter(|row| row.joint == joint)
             .map_or(0.0, |row| row.impulse)
+    }
+
+    /// Whether the current rows at `offset` are `joint`'s and solved here; the rows of a
+    /// joint the exact solver does not take (a mesh's, with more loops than it closes)
+    /// are the joint's own to solve.
+    pub(crate) fn covers(&self, joint: Entity, offset: Option<RowOffset>) -> bool {
+        offset
+            .and_then(|o| self.current.rows.get(o))
+            .is_some_and(|row| row.joint == joint && self.solver.is_exact(row.index))
     }
 
     /// Adds `joint`'s rows to the next substep's buffer: per row, its error and impulse,
@@ -258,6 +181,8 @@ impl ExactRows {
         }
         let buffer = &mut self.building;
         let offset = buffer.rows.len();
+        let index = buffer.joints.len();
+        buffer.joints.push(offset..offset + D);
         for i in 0..D {
             let start = buffer.entries.len();
             for s in 0..B {
@@ -267,23 +192,51 @@ impl ExactRows {
                 let movable = u32::from(movable(self.bodies.inverse_masses[e.body]));
                 buffer.pattern.push(((e.body as u32) << 1) | movable);
             }
-            buffer.pattern.push(u32::MAX);
+            buffer.pattern.push(END_OF_ROW);
             buffer.rows.push(Row {
                 joint,
+                index,
                 entries: start..buffer.entries.len(),
                 error: error[i],
                 impulse: impulse[i],
             });
         }
+        buffer.pattern.push(END_OF_JOINT);
         offset
     }
 
-    /// Makes the rows pushed since the last call the current ones.
+    /// Makes the rows pushed since the last call the current ones, and the solver's
+    /// joints theirs (planned again when their pattern of bodies changed).
     pub(crate) fn swap(&mut self) {
         std::mem::swap(&mut self.current, &mut self.building);
-        self.factored = false;
+        self.written = false;
         self.building.clear();
         self.bodies.end_generation();
+        if self.planned != self.current.pattern {
+            let Self {
+                current,
+                joint_spans,
+                joint_bodies,
+                ..
+            } = self;
+            joint_spans.clear();
+            joint_bodies.clear();
+            // A row's entries are its joint's distinct bodies, in slot order.
+            for rows in &current.joints {
+                let first = joint_bodies.len();
+                let entries = &current.entries[current.rows[rows.start].entries.clone()];
+                joint_bodies.extend(entries.iter().map(|e| e.body as u32));
+                joint_spans.push((rows.len(), first..joint_bodies.len()));
+            }
+            let bodies = &self.joint_bodies;
+            self.solver.set_joints(
+                self.joint_spans
+                    .iter()
+                    .map(|(rows, span)| (*rows, &bodies[span.clone()])),
+                &self.bodies.inverse_masses,
+            );
+            self.planned.clone_from(&self.current.pattern);
+        }
     }
 
     /// Replaces `joint`'s current `J` entries and errors (the relax's poses); the slots
@@ -300,7 +253,7 @@ impl ExactRows {
         if buffer.rows.get(offset).is_none_or(|row| row.joint != joint) {
             return;
         }
-        self.factored = false;
+        self.written = false;
         for i in 0..D {
             let row = &mut buffer.rows[offset + i];
             row.error = error[i];
@@ -333,9 +286,16 @@ impl ExactRows {
     /// [`bodies`](Self::bodies) entry), with the bias `error / h` when `biased`, and adds
     /// the impulses to the rows'.
     pub(crate) fn solve(&mut self, velocities: &mut [Velocity], h: f32, biased: bool) {
-        self.apply_impulses(velocities, if biased { 1.0 / h } else { 0.0 });
-        for (k, &row) in self.plan.order.iter().enumerate() {
-            self.current.rows[row].impulse += self.rhs[k] as f32;
+        self.write_rows(1.0 / h);
+        self.solver
+            .solve(&self.bodies.inverse_masses, velocities, biased);
+        let Self {
+            current, solver, ..
+        } = self;
+        for rows in &current.joints {
+            for (i, row) in current.rows[rows.clone()].iter_mut().enumerate() {
+                row.impulse = solver.impulse(row.index, i);
+            }
         }
     }
 
@@ -343,18 +303,14 @@ impl ExactRows {
     /// [`update`](Self::update) left it) without adding to the rows' impulses, which the
     /// next substep's warm start reads.
     pub(crate) fn project(&mut self, velocities: &mut [Velocity]) {
-        self.apply_impulses(velocities, 0.0);
+        self.write_rows(0.0);
+        self.solver.project(&self.bodies.inverse_masses, velocities);
     }
 
-    /// The island of body `index` among the current rows (islands joined through movable
-    /// bodies), or `None` for a body no row moves. Valid after a
-    /// [`solve`](Self::solve) or [`project`](Self::project) of these rows.
+    /// The island of body `index` among the current rows' exactly solved joints (islands
+    /// joined through movable bodies), or `None` for a body none of them moves.
     pub(crate) fn island_of(&self, index: usize) -> Option<usize> {
-        self.plan
-            .island_of_body
-            .get(index)
-            .copied()
-            .filter(|&island| island != usize::MAX)
+        self.solver.body_island(index)
     }
 
     /// The index of `entity` among [`bodies`](Self::bodies).
@@ -362,54 +318,27 @@ impl ExactRows {
         self.bodies.index.get(&entity).copied()
     }
 
-    /// Solves `K x = −(J v + bias_rate·error)` per island into `self.rhs` (by solve
-    /// position) and applies `x` to `velocities`.
-    fn apply_impulses(&mut self, velocities: &mut [Velocity], bias_rate: f32) {
-        if self.plan.pattern != self.current.pattern {
-            self.plan = Plan::build(&self.current, &self.bodies);
-            self.factored = false;
+    /// Writes every current row into the solver (its `J` per body, the bias
+    /// `bias_rate · error` and its impulse) unless it holds them already.
+    fn write_rows(&mut self, bias_rate: f32) {
+        if std::mem::replace(&mut self.written, true) {
+            return;
         }
-        let (buffer, plan) = (&self.current, &self.plan);
-        let inverse_masses = &self.bodies.inverse_masses;
-        let n = plan.order.len();
-        let (l, inverse_pivots) = (&mut self.factor, &mut self.inverse_pivots);
-        if !self.factored {
-            l.clear();
-            l.resize(plan.start[n], 0.0);
-            for t in &plan.terms {
-                let (a, b) = (&buffer.entries[t.a], &buffer.entries[t.b]);
-                l[t.at] += dot_through_mass(&a.jacobian, &b.jacobian, inverse_masses[a.body]);
-            }
-            factor(l, inverse_pivots, &plan.first, &plan.start);
-            self.factored = true;
-        }
-        let entries = |k: usize| &buffer.entries[buffer.rows[plan.order[k]].entries.clone()];
-        let x = &mut self.rhs;
-        x.clear();
-        x.extend((0..n).map(|k| {
-            let velocity_error: f64 = entries(k)
-                .iter()
-                .map(|e| {
-                    let v = velocities[e.body];
-                    f64::from(
-                        e.jacobian[0] * v.linear.x
-                            + e.jacobian[1] * v.linear.y
-                            + e.jacobian[2] * v.angular,
-                    )
-                })
-                .sum();
-            -(velocity_error + f64::from(bias_rate * buffer.rows[plan.order[k]].error))
-        }));
-        substitute(l, inverse_pivots, &plan.first, &plan.start, x);
-        for k in 0..n {
-            let delta = x[k] as f32;
-            let row = plan.order[k];
-            for e in &buffer.entries[buffer.rows[row].entries.clone()] {
-                let m = inverse_masses[e.body];
-                let v = &mut velocities[e.body];
-                v.linear.x += m.mass * e.jacobian[0] * delta;
-                v.linear.y += m.mass * e.jacobian[1] * delta;
-                v.angular += m.inertia * e.jacobian[2] * delta;
+        let Self {
+            current,
+            solver,
+            row,
+            ..
+        } = self;
+        for rows in &current.joints {
+            for (i, r) in current.rows[rows.clone()].iter().enumerate() {
+                row.clear();
+                row.extend(
+                    current.entries[r.entries.clone()]
+                        .iter()
+                        .map(|e| e.jacobian),
+                );
+                solver.set_row(r.index, i, row, bias_rate * r.error, r.impulse);
             }
         }
     }
@@ -418,8 +347,8 @@ impl ExactRows {
 /// Adds `jacobian` to the entry of `body` among `entries[start..]`, or appends one.
 fn merge_entry(entries: &mut Vec<Entry>, start: usize, body: usize, jacobian: [f32; 3]) {
     if let Some(entry) = entries[start..].iter_mut().find(|e| e.body == body) {
-        for k in 0..3 {
-            entry.jacobian[k] += jacobian[k];
+        for (e, j) in entry.jacobian.iter_mut().zip(jacobian) {
+            *e += j;
         }
     } else {
         entries.push(Entry { body, jacobian });
@@ -428,103 +357,6 @@ fn merge_entry(entries: &mut Vec<Entry>, start: usize, body: usize, jacobian: [f
 
 fn movable(m: InverseMass) -> bool {
     m.mass > 0.0 || m.inertia > 0.0
-}
-
-/// The rows of each island (rows joined through movable bodies), breadth-first from a
-/// row with the fewest neighbours, which keeps a chain's or a tree's envelope narrow.
-fn islands(buffer: &Buffer, bodies: &BodyTable) -> Vec<Vec<usize>> {
-    let mut rows_of_body = vec![Vec::new(); bodies.entities.len()];
-    for (r, row) in buffer.rows.iter().enumerate() {
-        for entry in &buffer.entries[row.entries.clone()] {
-            if movable(bodies.inverse_masses[entry.body]) {
-                rows_of_body[entry.body].push(r);
-            }
-        }
-    }
-    let neighbours = |r: usize| {
-        buffer.entries[buffer.rows[r].entries.clone()]
-            .iter()
-            .flat_map(|e| rows_of_body[e.body].iter().copied())
-    };
-    let degree: Vec<usize> = (0..buffer.rows.len())
-        .map(|r| neighbours(r).count())
-        .collect();
-    let mut seen = vec![false; buffer.rows.len()];
-    let mut by_degree: Vec<usize> = (0..buffer.rows.len()).collect();
-    by_degree.sort_by_key(|&r| degree[r]);
-    let mut islands = Vec::new();
-    for &seed in &by_degree {
-        if seen[seed] || degree[seed] == 0 {
-            continue;
-        }
-        seen[seed] = true;
-        let mut order = vec![seed];
-        let mut next = 0;
-        while next < order.len() {
-            let r = order[next];
-            next += 1;
-            for n in neighbours(r) {
-                if !seen[n] {
-                    seen[n] = true;
-                    order.push(n);
-                }
-            }
-        }
-        islands.push(order);
-    }
-    islands
-}
-
-fn dot_through_mass(a: &[f32; 3], b: &[f32; 3], m: InverseMass) -> f64 {
-    f64::from(m.mass) * f64::from(a[0] * b[0] + a[1] * b[1]) + f64::from(m.inertia * a[2] * b[2])
-}
-
-/// `K = L Lᵀ` in place within the envelope, with the reciprocal of each pivot in
-/// `inverse_pivots` (the solve multiplies instead of dividing, whose latency chains the
-/// rows); a row whose pivot vanishes (redundant, or one no body can answer) gets a zero
-/// reciprocal, so it takes no impulse.
-fn factor(l: &mut [f64], inverse_pivots: &mut Vec<f64>, first: &[usize], start: &[usize]) {
-    inverse_pivots.clear();
-    inverse_pivots.resize(first.len(), 0.0);
-    for k in 0..first.len() {
-        for j in first[k]..=k {
-            let from = first[k].max(first[j]);
-            let mut sum = l[start[k] + j - first[k]];
-            for c in from..j {
-                sum -= l[start[k] + c - first[k]] * l[start[j] + c - first[j]];
-            }
-            if j < k {
-                l[start[k] + j - first[k]] = sum * inverse_pivots[j];
-            } else {
-                let diagonal = l[start[k] + k - first[k]];
-                let pivot = if sum > 1e-9 * diagonal.abs().max(f64::MIN_POSITIVE) {
-                    sum.sqrt()
-                } else {
-                    f64::INFINITY
-                };
-                l[start[k] + k - first[k]] = pivot;
-                inverse_pivots[k] = pivot.recip();
-            }
-        }
-    }
-}
-
-/// `x ← (L Lᵀ)⁻¹ x`.
-fn substitute(l: &[f64], inverse_pivots: &[f64], first: &[usize], start: &[usize], x: &mut [f64]) {
-    for k in 0..x.len() {
-        let mut sum = x[k];
-        for c in first[k]..k {
-            sum -= l[start[k] + c - first[k]] * x[c];
-        }
-        x[k] = sum * inverse_pivots[k];
-    }
-    for k in (0..x.len()).rev() {
-        x[k] *= inverse_pivots[k];
-        let xk = x[k];
-        for c in first[k]..k {
-            x[c] -= l[start[k] + c - first[k]] * xk;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -41,8 +41,10 @@
 //!
 //! Stiff joints without inequality rows (pivots, welds, a fixed-length pulley, a
 //! `#[constraint]` without limits), of every type together, are solved exactly per island
-//! of bodies: one sparse Cholesky factorisation of `J M⁻¹ Jᵀ` per pass, linear in a chain
-//! or a tree, so that a heavy body hangs on a light one without stretching the joint.
+//! of bodies by nape's own exact solver ([`nape::ExactSolver`]): one sparse factorisation
+//! of `J M⁻¹ Jᵀ` per pass, linear in a chain or a tree and closing a few loops, so that a
+//! heavy body hangs on a light one without stretching the joint. A mesh with more loops
+//! than it closes is left to its joints, softened as a `Space`'s sweeps soften a mesh.
 //! Joints with limits, soft joints and motors take one Gauss–Seidel pass each, first.
 //!
 //! Poses are centre-of-mass poses, as in nape: a joint's anchors are local to its

@@ -142,7 +142,9 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
 
     /// One velocity pass: with the position bias (`biased`, before Avian integrates
     /// positions) or without it (the relax after). Soft, speculative and velocity-only
-    /// rows keep their targets in both passes.
+    /// rows keep their targets in both passes. `mesh`: the soft step of a stiff joint in
+    /// a mesh the exact solve does not take ([`nape::ExactSolver::mesh_step`]), for its
+    /// biased pass.
     pub(crate) fn solve<C, const B: usize>(
         &mut self,
         constraint: &C,
@@ -150,6 +152,7 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         bodies: &Bodies<'_, B>,
         velocities: &mut [Velocity],
         biased: bool,
+        mesh: Option<SoftStep>,
     ) where
         C: Constraint<D, B, Jacobian = J>,
     {
@@ -170,11 +173,12 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         } else {
             self.error
         };
-        let softness = if settings.stiff || C::VELOCITY_ONLY {
-            rigid(self.h)
-        } else {
-            settings.soft_step(self.h)
+        let softness = match mesh {
+            Some(mesh) if biased && !spring => mesh,
+            _ if settings.stiff || C::VELOCITY_ONLY => rigid(self.h),
+            _ => settings.soft_step(self.h),
         };
+        let softened = spring || (mesh.is_some() && biased);
         let mut bias = [0.0; D];
         for i in 0..D {
             bias[i] = if C::VELOCITY_ONLY {
@@ -191,7 +195,7 @@ impl<J: Copy + Default, const D: usize> Rows<J, D> {
         if spring {
             clamp_length(&mut bias, settings.max_error);
         }
-        let (mass_scale, impulse_scale) = if spring {
+        let (mass_scale, impulse_scale) = if softened {
             (softness.mass_scale, softness.impulse_scale)
         } else {
             (1.0, 0.0)

@@ -3,11 +3,12 @@
 //! right.
 
 use avian2d::dynamics::solver::SolverConfig;
+use avian2d::dynamics::solver::schedule::SubstepCount;
 use avian2d::prelude::{
     JointDisabled, JointForces, PhysicsSchedule, PhysicsStepSystems, SubstepSchedule, WakeBody,
 };
 use bevy::prelude::*;
-use nape::{Constraint, Pose, SharedSlots};
+use nape::{Constraint, ExactSolver, Pose, SharedSlots};
 
 use crate::body_access::{self, SolverBodies, StepStartPoses};
 use crate::exact::{ExactRows, RowOffset};
@@ -259,9 +260,14 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
     exact: &mut ExactRows,
     h: f32,
     warm_start: f32,
+    substeps: u32,
 ) {
     for (entity, joint, mut state) in joints {
-        if !state.live || (matches!(pass, Pass::Solve) && state.exact.is_some()) {
+        let covered = exact.covers(entity, state.exact);
+        // Pushed but not taken: a stiff joint of a mesh, which the sweeps soften.
+        let mesh = (state.exact.is_some() && !covered)
+            .then(|| ExactSolver::mesh_step(state.rows.substep(), substeps));
+        if !state.live || (matches!(pass, Pass::Solve) && covered) {
             // The exact solve's biased pass needs nothing from the joint.
             continue;
         }
@@ -285,7 +291,8 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
             Pass::WarmStart => {
                 let is_exact = Rows::<C::Jacobian, D>::is_exact(settings, constraint)
                     && !gathered.dominance_applied;
-                if state.exact.is_some() {
+                // A joint the exact solve did not take last substep kept its own impulses.
+                if covered {
                     for i in 0..D {
                         state.rows.impulse[i] = exact.impulse(entity, state.exact, i);
                     }
@@ -306,7 +313,7 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
                     )
                 });
             }
-            Pass::Relax if state.exact.is_some() => {
+            Pass::Relax if covered => {
                 state.rows.measure(constraint, &view, false);
                 let (jacobian, error) = state.rows.exported(constraint);
                 exact.update(
@@ -320,10 +327,10 @@ fn run_pass<C: Constraint<D, B>, const D: usize, const B: usize>(
             }
             Pass::Solve => state
                 .rows
-                .solve(constraint, settings, &view, velocities, true),
+                .solve(constraint, settings, &view, velocities, true, mesh),
             Pass::Relax => state
                 .rows
-                .solve(constraint, settings, &view, velocities, false),
+                .solve(constraint, settings, &view, velocities, false, mesh),
         }
         bodies.scatter(&joint.bodies, &gathered);
     }
@@ -345,6 +352,7 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut exact: ResMut<ExactRows>,
     time: Res<Time>,
     config: Res<SolverConfig>,
+    substeps: Res<SubstepCount>,
 ) {
     let h = time.delta_secs();
     run_pass(
@@ -354,6 +362,7 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
         &mut exact,
         h,
         body_access::to_f32(config.warm_start_coefficient),
+        substeps.0,
     );
 }
 
@@ -361,16 +370,36 @@ fn solve<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
     mut exact: ResMut<ExactRows>,
+    substeps: Res<SubstepCount>,
 ) {
-    run_pass(Pass::Solve, &mut joints, &mut bodies, &mut exact, 0.0, 0.0);
+    let substeps = substeps.0;
+    run_pass(
+        Pass::Solve,
+        &mut joints,
+        &mut bodies,
+        &mut exact,
+        0.0,
+        0.0,
+        substeps,
+    );
 }
 
 fn relax<C: Constraint<D, B>, const D: usize, const B: usize>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
     mut exact: ResMut<ExactRows>,
+    substeps: Res<SubstepCount>,
 ) {
-    run_pass(Pass::Relax, &mut joints, &mut bodies, &mut exact, 0.0, 0.0);
+    let substeps = substeps.0;
+    run_pass(
+        Pass::Relax,
+        &mut joints,
+        &mut bodies,
+        &mut exact,
+        0.0,
+        0.0,
+        substeps,
+    );
 }
 
 /// Writes `JointForces` (force and torque on the last slot's body, from the last
@@ -387,13 +416,14 @@ fn finish_step<C: Constraint<D, B>, const D: usize, const B: usize>(
         if !state.live {
             continue;
         }
-        if state.exact.is_some() {
+        let covered = exact.covers(entity, state.exact);
+        if covered {
             for i in 0..D {
                 state.rows.impulse[i] = exact.impulse(entity, state.exact, i);
             }
             state.rows.check_force(&joint.settings);
         }
-        if state.exact.is_none() || state.rows.broken.is_some() {
+        if !covered || state.rows.broken.is_some() {
             // The exact rows' projection at the step's end does not know this joint.
             step_end.held.extend_from_slice(&joint.bodies);
         }

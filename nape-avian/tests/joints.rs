@@ -353,3 +353,79 @@ fn a_pulley_hung_from_the_ground_puts_both_loads_in_one_island() {
         "down {down}, up {up}"
     );
 }
+
+/// An `n × n` mesh of point masses 0.25 m apart, each pinned to its right and lower
+/// neighbours at the midpoint between them, hung by its top left corner from a static
+/// anchor.
+fn hung_mesh(app: &mut App, n: usize) -> Vec<Entity> {
+    let spacing = 0.25;
+    let at = |i: usize, j: usize| Vec2::new(i as f32 * spacing, -(j as f32) * spacing);
+    let bodies: Vec<Entity> = (0..n * n)
+        .map(|k| point_mass(app, at(k % n, k / n), 0.1, 0.01))
+        .collect();
+    let [a, b] = slots();
+    let half = spacing / 2.0;
+    let pin = |app: &mut App, first: Entity, second: Entity, offset: nape::Vec2| {
+        let pivot = PivotJoint::new(a, b, offset, -offset);
+        app.world_mut().spawn((
+            NapeJoint::new(pivot, [first, second]),
+            JointCollisionDisabled,
+        ));
+    };
+    for j in 0..n {
+        for i in 0..n {
+            let body = bodies[j * n + i];
+            if i + 1 < n {
+                pin(app, body, bodies[j * n + i + 1], nape::Vec2::new(half, 0.0));
+            }
+            if j + 1 < n {
+                pin(
+                    app,
+                    body,
+                    bodies[(j + 1) * n + i],
+                    nape::Vec2::new(0.0, -half),
+                );
+            }
+        }
+    }
+    let ground = anchor(app, at(0, 0) + Vec2::new(0.0, spacing));
+    pin(app, ground, bodies[0], nape::Vec2::new(0.0, -half));
+    bodies
+}
+
+#[test]
+fn a_hung_loop_is_solved_exactly_and_a_mesh_beyond_its_loops_by_its_joints() {
+    // 2 × 2: one loop, closed through the exact solve. 8 × 8: 49 loops (98 rows),
+    // more than it closes: each joint solves itself, softened as a `Space`'s sweeps
+    // soften a mesh's stiff rows (a spring of 0.3 times the substep rate, 108 Hz here),
+    // which stretches under the swing by centimetres and stays together.
+    for (n, bound) in [(2, 1e-4), (8, 0.1)] {
+        let mut app = app();
+        let bodies = hung_mesh(&mut app, n);
+        // Swung sideways, so that every joint is loaded off its line.
+        for &b in &bodies {
+            app.world_mut()
+                .entity_mut(b)
+                .insert(LinearVelocity(Vec2::new(1.0, 0.0)));
+        }
+        let mut worst = 0.0f32;
+        for _ in 0..120 {
+            step(&mut app, 1);
+            worst = worst.max(worst_pivot_error(&mut app));
+        }
+        let lowest = bodies
+            .iter()
+            .map(|&b| position(&app, b).y)
+            .fold(f32::INFINITY, f32::min);
+        println!("{n} x {n} mesh: worst pivot error {worst:e} m over 2 s, lowest body {lowest} m");
+        assert!(worst < bound, "{n} x {n}: {worst} m");
+        // Swinging from its corner (its pin 0.125 m up), no lower than its diagonal
+        // below the pin, stretched by at most the bound on each joint.
+        let diagonal = 0.25 * (n as f32 - 1.0) * std::f32::consts::SQRT_2 + 0.125;
+        let stretch = 2.0 * n as f32 * bound;
+        assert!(
+            lowest > 0.125 - diagonal - stretch,
+            "{n} x {n} fell to {lowest} m"
+        );
+    }
+}

@@ -52,6 +52,7 @@ pub use joints::{
 pub use nape_derive::constraint;
 pub use settings::{ConstraintSettings, SoftStep};
 pub use snapshot::{SnapshotError, SnapshotFields, SnapshotRegistry};
+pub use solver::ExactSolver;
 pub use space::{ConstraintHandle, ConstraintInfo, Snapshot, Space};
 pub use types::{BodyImpulse, BreakCause, BreakEvent, ConstraintId, Position, WorldPose};
 

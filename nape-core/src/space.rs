@@ -283,7 +283,7 @@ impl Space {
             relax_iterations: 1,
             direct_solve: true,
             joint_hertz: f32::INFINITY,
-            joint_damping_ratio: 2.0,
+            joint_damping_ratio: crate::solver::step::DEFAULT_JOINT_DAMPING_RATIO,
             max_linear_speed: 400.0,
             bodies: Vec::new(),
             free_bodies: Vec::new(),

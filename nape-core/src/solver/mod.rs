@@ -46,6 +46,7 @@ pub(crate) mod direct;
 mod dispatch;
 mod entry;
 mod erased;
+mod hosted;
 mod limits;
 pub(crate) mod meshes;
 mod softness;
@@ -66,6 +67,7 @@ use crate::types::{BreakCause, BreakEvent, ConstraintId, InverseMass, Pose, Velo
 use direct::{Carry, DirectSlot, DirectSystem, ExactRows, Link};
 use entry::*;
 pub(crate) use erased::ErasedStore;
+pub use hosted::ExactSolver;
 use meshes::Meshes;
 pub(crate) use softness::*;
 use spin::RigidSpin;

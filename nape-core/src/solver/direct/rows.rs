@@ -23,9 +23,9 @@ impl DirectSystem {
     }
 
     /// Writes one active row `row` of the constraint at `slot`: its Jacobian on each slot
-    /// (`[x, y, θ]`, already weighted), the biases of both passes, the error the position
-    /// projection removes, and its accumulated impulse. Slots holding the same body add.
-    #[cfg(test)]
+    /// (`[x, y, θ]`, already weighted), the biases of both passes, and its accumulated
+    /// impulse, with no compliance; the super node's block is then formed from `J`. Slots
+    /// holding the same body add.
     pub(crate) fn set_row(
         &mut self,
         slot: &DirectSlot,
@@ -41,6 +41,7 @@ impl DirectSystem {
         let stride = s.body_count * 3;
         let at = s.jacobian_offset + r * stride;
         let target = &mut self.jacobian[at..at + stride];
+        target.fill(0.0);
         for (j, &p) in jacobian.iter().zip(&slot.positions) {
             if p == u8::MAX {
                 continue;
@@ -213,6 +214,13 @@ impl DirectSystem {
         errors[row] = error;
         written[row] = true;
         self.set_position_errors(slot, &errors[..=row], &written[..=row]);
+    }
+
+    /// Sets the biases of both passes of row `row` of the constraint at `slot`.
+    pub(crate) fn set_biases(&mut self, slot: &DirectSlot, row: usize, bias: [f32; 2]) {
+        let at = self.supers[slot.node as usize].row_offset + slot.row as usize + row;
+        self.bias[0][at] = f64::from(bias[0]);
+        self.bias[1][at] = f64::from(bias[1]);
     }
 
     /// Sets the positional errors that the projection removes from the rows `written` of

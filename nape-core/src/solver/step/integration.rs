@@ -23,12 +23,11 @@ impl Solver {
             span: h,
             rattle: false,
             kick: h,
-            joint_softness: Softness::spring(
-                self.settings
-                    .joint_hertz
-                    .min(SWEPT_HERTZ_PER_RATE / h.max(MIN_SWEPT_STEP / substeps as f32)),
+            joint_softness: swept_joint_softness(
+                self.settings.joint_hertz,
                 self.settings.joint_damping_ratio,
                 h,
+                substeps,
             ),
             first: true,
             group,

@@ -193,6 +193,26 @@ const SWEPT_HERTZ_PER_RATE: f32 = 0.3;
 /// chain stepped once by 1 µs between steps of 1/60 s to 1,000 m/s.
 const MIN_SWEPT_STEP: f32 = 1.0 / 240.0;
 
+/// A space's default `joint_damping_ratio`: the stiff rows of its swept islands are
+/// springs this far over-damped.
+pub(crate) const DEFAULT_JOINT_DAMPING_RATIO: f32 = 2.0;
+
+/// The spring the sweeps make of a stiff row over a substep of `h`, one of `substeps`:
+/// `joint_hertz`, at most [`SWEPT_HERTZ_PER_RATE`] times the substep rate (that of a
+/// substep of [`MIN_SWEPT_STEP`] over the step at most), damped by `damping_ratio`.
+pub(crate) fn swept_joint_softness(
+    joint_hertz: f32,
+    damping_ratio: f32,
+    h: f32,
+    substeps: u32,
+) -> Softness {
+    Softness::spring(
+        joint_hertz.min(SWEPT_HERTZ_PER_RATE / h.max(MIN_SWEPT_STEP / substeps as f32)),
+        damping_ratio,
+        h,
+    )
+}
+
 /// The largest rotation of a dynamic body in one substep (Box2D's `b2_maxRotation`): the
 /// solver's linearisation means nothing beyond it.
 const MAX_ROTATION: f32 = 0.25 * std::f32::consts::PI;
