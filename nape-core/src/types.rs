@@ -205,20 +205,15 @@ impl<P: Position> Pose<P> {
     /// body's rotation and its change over a step as rotations.
     #[must_use]
     pub fn rotated(&self, cos: f32, sin: f32) -> Self {
-        let (c, s) = (
-            self.cos * cos - self.sin * sin,
-            self.sin * cos + self.cos * sin,
-        );
-        let turn = sin.atan2(cos);
-        let whole = (self.principal_angle() + turn - s.atan2(c)) / std::f32::consts::TAU;
-        #[allow(clippy::cast_possible_truncation)]
-        let crossed = whole.round() as i32;
-        Self {
-            position: self.position,
-            cos: c,
-            sin: s,
-            turns: self.turns.wrapping_add(crossed),
+        if cos >= 0.0 {
+            return self.turned(cos, sin);
         }
+        // Beyond a quarter turn: a quarter turn towards it, exact (it swaps and negates),
+        // then what is left, each counting its own crossing of ±π by sign bits rather than
+        // by three arctangents (a host turns every body of every joint each substep).
+        let quarter = if sin.is_sign_negative() { -1.0 } else { 1.0 };
+        self.turned(0.0, quarter)
+            .turned(sin * quarter, -cos * quarter)
     }
 
     /// The pose at `position` with the rotation `(cos, sin)` (a unit vector), wound as the
@@ -845,6 +840,40 @@ mod tests {
             let read = pose.with_rotation(Vec2::ONE, cos as f32, sin as f32);
             assert!((read.total_angle() - (exact + turn)).abs() < 1e-4, "{turn}");
             assert_eq!(read.position, Vec2::ONE);
+        }
+    }
+
+    #[test]
+    fn a_host_engines_rotations_of_any_size_count_every_crossing() {
+        // Turns up to a half turn either way, with the quarter and half turns themselves,
+        // from starts all around: the winding follows the summed angle in `f64`.
+        let mut pose = Pose::new(Vec2::ZERO, -0.7);
+        let mut exact = -0.7f64;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let edges = [
+            std::f32::consts::FRAC_PI_2,
+            -std::f32::consts::FRAC_PI_2,
+            std::f32::consts::PI,
+            -std::f32::consts::PI,
+        ];
+        for i in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let turn = match edges.get(i % 50) {
+                Some(&edge) => edge,
+                None => {
+                    ((seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32
+                        * std::f32::consts::PI
+                }
+            };
+            pose = pose.rotated(turn.cos(), turn.sin());
+            exact += f64::from(turn.sin().atan2(turn.cos()));
+            assert!(
+                (pose.total_angle() - exact).abs() < 1e-3,
+                "turn {i}: {} against {exact}",
+                pose.total_angle()
+            );
         }
     }
 
