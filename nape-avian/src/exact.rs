@@ -21,18 +21,12 @@ use std::collections::HashMap;
 use bevy::prelude::{Entity, Resource};
 use nape::{ExactSolver, InverseMass, Velocity};
 
-/// One body's part of one row: `∂c/∂(x, y, θ)`.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    body: usize,
-    jacobian: [f32; 3],
-}
-
 #[derive(Clone, Debug)]
 struct Row {
     joint: Entity,
     /// Its joint's index among the buffer's joints (the solver's joint).
     index: usize,
+    /// Its entries: one per distinct body of its joint, in slot order.
     entries: std::ops::Range<usize>,
     error: f32,
     impulse: f32,
@@ -46,7 +40,9 @@ struct Row {
 struct Buffer {
     rows: Vec<Row>,
     joints: Vec<std::ops::Range<usize>>,
-    entries: Vec<Entry>,
+    /// Each entry's body and its part of its row, `∂c/∂(x, y, θ)`.
+    entry_bodies: Vec<usize>,
+    entry_jacobians: Vec<[f32; 3]>,
     pattern: Vec<u32>,
 }
 
@@ -57,7 +53,8 @@ impl Buffer {
     fn clear(&mut self) {
         self.rows.clear();
         self.joints.clear();
-        self.entries.clear();
+        self.entry_bodies.clear();
+        self.entry_jacobians.clear();
         self.pattern.clear();
     }
 }
@@ -128,8 +125,6 @@ pub(crate) struct ExactRows {
     /// Scratch of a declaration: each joint's row count and range of `joint_bodies`.
     joint_spans: Vec<(usize, std::ops::Range<usize>)>,
     joint_bodies: Vec<u32>,
-    /// Scratch of a row's write: its `J` per body.
-    row: Vec<[f32; 3]>,
     /// Whether the solver holds the current rows' `J` (no update or swap since).
     written: bool,
 }
@@ -184,19 +179,19 @@ impl ExactRows {
         let index = buffer.joints.len();
         buffer.joints.push(offset..offset + D);
         for i in 0..D {
-            let start = buffer.entries.len();
+            let start = buffer.entry_bodies.len();
             for s in 0..B {
-                merge_entry(&mut buffer.entries, start, body_indices[s], jacobian[i][s]);
+                buffer.merge_entry(start, body_indices[s], jacobian[i][s]);
             }
-            for e in &buffer.entries[start..] {
-                let movable = u32::from(movable(self.bodies.inverse_masses[e.body]));
-                buffer.pattern.push(((e.body as u32) << 1) | movable);
+            for &body in &buffer.entry_bodies[start..] {
+                let movable = u32::from(movable(self.bodies.inverse_masses[body]));
+                buffer.pattern.push(((body as u32) << 1) | movable);
             }
             buffer.pattern.push(END_OF_ROW);
             buffer.rows.push(Row {
                 joint,
                 index,
-                entries: start..buffer.entries.len(),
+                entries: start..buffer.entry_bodies.len(),
                 error: error[i],
                 impulse: impulse[i],
             });
@@ -224,8 +219,8 @@ impl ExactRows {
             // A row's entries are its joint's distinct bodies, in slot order.
             for rows in &current.joints {
                 let first = joint_bodies.len();
-                let entries = &current.entries[current.rows[rows.start].entries.clone()];
-                joint_bodies.extend(entries.iter().map(|e| e.body as u32));
+                let entries = current.rows[rows.start].entries.clone();
+                joint_bodies.extend(current.entry_bodies[entries].iter().map(|&b| b as u32));
                 joint_spans.push((rows.len(), first..joint_bodies.len()));
             }
             let bodies = &self.joint_bodies;
@@ -258,16 +253,9 @@ impl ExactRows {
             let row = &mut buffer.rows[offset + i];
             row.error = error[i];
             let entries = row.entries.clone();
-            for entry in &mut buffer.entries[entries.clone()] {
-                entry.jacobian = [0.0; 3];
-            }
+            buffer.entry_jacobians[entries.clone()].fill([0.0; 3]);
             for s in 0..B {
-                merge_entry(
-                    &mut buffer.entries,
-                    entries.start,
-                    body_indices[s],
-                    jacobian[i][s],
-                );
+                buffer.merge_entry(entries.start, body_indices[s], jacobian[i][s]);
             }
         }
     }
@@ -292,9 +280,12 @@ impl ExactRows {
         let Self {
             current, solver, ..
         } = self;
-        for rows in &current.joints {
-            for (i, row) in current.rows[rows.clone()].iter_mut().enumerate() {
-                row.impulse = solver.impulse(row.index, i);
+        let mut impulses = [0.0; ExactSolver::MAX_ROWS];
+        for (joint, rows) in current.joints.iter().enumerate() {
+            let impulses = &mut impulses[..rows.len()];
+            solver.impulses(joint, impulses);
+            for (row, &impulse) in current.rows[rows.clone()].iter_mut().zip(impulses.iter()) {
+                row.impulse = impulse;
             }
         }
     }
@@ -325,33 +316,33 @@ impl ExactRows {
             return;
         }
         let Self {
-            current,
-            solver,
-            row,
-            ..
+            current, solver, ..
         } = self;
         for rows in &current.joints {
             for (i, r) in current.rows[rows.clone()].iter().enumerate() {
-                row.clear();
-                row.extend(
-                    current.entries[r.entries.clone()]
-                        .iter()
-                        .map(|e| e.jacobian),
-                );
-                solver.set_row(r.index, i, row, bias_rate * r.error, r.impulse);
+                let jacobian = &current.entry_jacobians[r.entries.clone()];
+                solver.set_row(r.index, i, jacobian, bias_rate * r.error, r.impulse);
             }
         }
     }
 }
 
-/// Adds `jacobian` to the entry of `body` among `entries[start..]`, or appends one.
-fn merge_entry(entries: &mut Vec<Entry>, start: usize, body: usize, jacobian: [f32; 3]) {
-    if let Some(entry) = entries[start..].iter_mut().find(|e| e.body == body) {
-        for (e, j) in entry.jacobian.iter_mut().zip(jacobian) {
-            *e += j;
+impl Buffer {
+    /// Adds `jacobian` to the entry of `body` among the entries from `start`, or appends
+    /// one.
+    fn merge_entry(&mut self, start: usize, body: usize, jacobian: [f32; 3]) {
+        match self.entry_bodies[start..].iter().position(|&b| b == body) {
+            Some(k) => {
+                let entry = &mut self.entry_jacobians[start + k];
+                for (e, j) in entry.iter_mut().zip(jacobian) {
+                    *e += j;
+                }
+            }
+            None => {
+                self.entry_bodies.push(body);
+                self.entry_jacobians.push(jacobian);
+            }
         }
-    } else {
-        entries.push(Entry { body, jacobian });
     }
 }
 

@@ -62,8 +62,6 @@ pub struct ExactSolver {
     declared_movable: Vec<bool>,
     /// The island of each body, for [`body_island`](Self::body_island).
     body_islands: Vec<u32>,
-    /// Scratch of [`set_row`](Self::set_row): the row's `J` per slot.
-    row: Vec<[f32; 3]>,
     /// Each joint's first row in `bias` and `held_jacobian`.
     first_row: Vec<usize>,
     /// Each row's own bias, to which a solve adds its bodies that do not move (static or
@@ -247,10 +245,8 @@ impl ExactSolver {
         let Some(slot) = self.slots[joint] else {
             return;
         };
-        self.row.clear();
-        self.row.extend_from_slice(jacobian);
         self.direct
-            .set_row(&slot, row, &self.row, [bias, 0.0], impulse);
+            .set_row(&slot, row, jacobian, [bias, 0.0], impulse);
         let at = self.first_row[joint] + row;
         self.bias[at] = bias;
         for (s, (&b, j)) in link.bodies[..link.slots].iter().zip(jacobian).enumerate() {
@@ -336,15 +332,30 @@ impl ExactSolver {
     /// here).
     #[must_use]
     pub fn impulse(&self, joint: usize, row: usize) -> f32 {
-        let Some(slot) = self.slots.get(joint).copied().flatten() else {
-            return 0.0;
-        };
-        let mut out = [0.0; super::direct::MAX_ROWS];
-        let mut read = [false; super::direct::MAX_ROWS];
-        read[row] = true;
-        self.direct
-            .read_impulses(&slot, &read[..=row], &mut out[..=row]);
+        let mut out = [0.0; Self::MAX_ROWS];
+        self.impulses(joint, &mut out[..=row]);
         out[row]
+    }
+
+    /// The accumulated impulses of the first `out.len()` rows of joint `joint` into
+    /// `out` (zeros for a joint not solved here).
+    ///
+    /// # Panics
+    ///
+    /// On more rows than the joint has.
+    pub fn impulses(&self, joint: usize, out: &mut [f32]) {
+        assert!(
+            out.len() <= self.links[joint].rows,
+            "{} rows of a joint of {}",
+            out.len(),
+            self.links[joint].rows
+        );
+        let Some(slot) = self.slots[joint] else {
+            out.fill(0.0);
+            return;
+        };
+        let read = [true; Self::MAX_ROWS];
+        self.direct.read_impulses(&slot, &read[..out.len()], out);
     }
 }
 

@@ -40,17 +40,19 @@ impl DirectSystem {
         let r = slot.row as usize + row;
         let stride = s.body_count * 3;
         let at = s.jacobian_offset + r * stride;
-        let target = &mut self.jacobian[at..at + stride];
-        target.fill(0.0);
+        // Summed in registers and stored once: adding into the stored zeros waited on
+        // each store of them.
+        let mut row_jacobian = [0.0; 3 * MAX_BODIES];
         for (j, &p) in jacobian.iter().zip(&slot.positions) {
             if p == u8::MAX {
                 continue;
             }
             let p = p as usize * 3;
-            for (t, j) in target[p..p + 3].iter_mut().zip(j) {
+            for (t, j) in row_jacobian[p..p + 3].iter_mut().zip(j) {
                 *t += f64::from(*j);
             }
         }
+        self.jacobian[at..at + stride].copy_from_slice(&row_jacobian[..stride]);
         let at = s.row_offset + r;
         self.bias[0][at] = f64::from(bias[0]);
         self.bias[1][at] = f64::from(bias[1]);
