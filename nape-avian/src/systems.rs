@@ -144,10 +144,10 @@ pub(crate) fn register<C: Constraint<D, B>, const D: usize, const B: usize>(app:
             warm_start::<C, D, B>
                 .in_set(NapeJointSystems::WarmStart)
                 .ambiguous_with(NapeJointSystems::WarmStart),
-            solve::<C, D, B>
+            velocity_pass::<C, D, B, false>
                 .in_set(NapeJointSystems::Solve)
                 .ambiguous_with(NapeJointSystems::Solve),
-            relax::<C, D, B>
+            velocity_pass::<C, D, B, true>
                 .in_set(NapeJointSystems::Relax)
                 .ambiguous_with(NapeJointSystems::Relax),
         ),
@@ -366,39 +366,22 @@ fn warm_start<C: Constraint<D, B>, const D: usize, const B: usize>(
     );
 }
 
-fn solve<C: Constraint<D, B>, const D: usize, const B: usize>(
+/// The biased solve (`RELAX` false) or the relax of every joint the exact solve leaves.
+fn velocity_pass<C: Constraint<D, B>, const D: usize, const B: usize, const RELAX: bool>(
     mut joints: JointQuery<C, D, B>,
     mut bodies: SolverBodies,
     mut exact: ResMut<ExactRows>,
     substeps: Res<SubstepCount>,
 ) {
-    let substeps = substeps.0;
+    let pass = if RELAX { Pass::Relax } else { Pass::Solve };
     run_pass(
-        Pass::Solve,
+        pass,
         &mut joints,
         &mut bodies,
         &mut exact,
         0.0,
         0.0,
-        substeps,
-    );
-}
-
-fn relax<C: Constraint<D, B>, const D: usize, const B: usize>(
-    mut joints: JointQuery<C, D, B>,
-    mut bodies: SolverBodies,
-    mut exact: ResMut<ExactRows>,
-    substeps: Res<SubstepCount>,
-) {
-    let substeps = substeps.0;
-    run_pass(
-        Pass::Relax,
-        &mut joints,
-        &mut bodies,
-        &mut exact,
-        0.0,
-        0.0,
-        substeps,
+        substeps.0,
     );
 }
 
