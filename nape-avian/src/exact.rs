@@ -14,7 +14,7 @@
 //!
 //! The work per substep is the numbers only: bodies keep their index from substep to
 //! substep (a joint remembers its bodies' indices, so a push looks nothing up), and the
-//! solver's islands are planned again only when the rows' pattern of bodies changes.
+//! solver plans its islands again only when the joints or their bodies change.
 
 use std::collections::HashMap;
 
@@ -32,10 +32,7 @@ struct Row {
     impulse: f32,
 }
 
-/// One substep's rows, each joint's range of them, and their pattern of bodies (what the
-/// solver's plan depends on): per entry its body index shifted left once with the body's
-/// movability in the low bit, [`END_OF_ROW`] after each row and [`END_OF_JOINT`] after
-/// each joint.
+/// One substep's rows and each joint's range of them.
 #[derive(Default)]
 struct Buffer {
     rows: Vec<Row>,
@@ -43,11 +40,7 @@ struct Buffer {
     /// Each entry's body and its part of its row, `∂c/∂(x, y, θ)`.
     entry_bodies: Vec<usize>,
     entry_jacobians: Vec<[f32; 3]>,
-    pattern: Vec<u32>,
 }
-
-const END_OF_ROW: u32 = u32::MAX;
-const END_OF_JOINT: u32 = u32::MAX - 1;
 
 impl Buffer {
     fn clear(&mut self) {
@@ -55,7 +48,6 @@ impl Buffer {
         self.joints.clear();
         self.entry_bodies.clear();
         self.entry_jacobians.clear();
-        self.pattern.clear();
     }
 }
 
@@ -120,8 +112,6 @@ pub(crate) struct ExactRows {
     building: Buffer,
     bodies: BodyTable,
     solver: ExactSolver,
-    /// The pattern the solver's joints were declared for.
-    planned: Vec<u32>,
     /// Scratch of a declaration: each joint's row count and range of `joint_bodies`.
     joint_spans: Vec<(usize, std::ops::Range<usize>)>,
     joint_bodies: Vec<u32>,
@@ -183,11 +173,6 @@ impl ExactRows {
             for s in 0..B {
                 buffer.merge_entry(start, body_indices[s], jacobian[i][s]);
             }
-            for &body in &buffer.entry_bodies[start..] {
-                let movable = u32::from(movable(self.bodies.inverse_masses[body]));
-                buffer.pattern.push(((body as u32) << 1) | movable);
-            }
-            buffer.pattern.push(END_OF_ROW);
             buffer.rows.push(Row {
                 joint,
                 index,
@@ -196,42 +181,38 @@ impl ExactRows {
                 impulse: impulse[i],
             });
         }
-        buffer.pattern.push(END_OF_JOINT);
         offset
     }
 
     /// Makes the rows pushed since the last call the current ones, and the solver's
-    /// joints theirs (planned again when their pattern of bodies changed).
+    /// joints theirs (which it plans again only when they or their bodies changed).
     pub(crate) fn swap(&mut self) {
         std::mem::swap(&mut self.current, &mut self.building);
         self.written = false;
         self.building.clear();
         self.bodies.end_generation();
-        if self.planned != self.current.pattern {
-            let Self {
-                current,
-                joint_spans,
-                joint_bodies,
-                ..
-            } = self;
-            joint_spans.clear();
-            joint_bodies.clear();
-            // A row's entries are its joint's distinct bodies, in slot order.
-            for rows in &current.joints {
-                let first = joint_bodies.len();
-                let entries = current.rows[rows.start].entries.clone();
-                joint_bodies.extend(current.entry_bodies[entries].iter().map(|&b| b as u32));
-                joint_spans.push((rows.len(), first..joint_bodies.len()));
-            }
-            let bodies = &self.joint_bodies;
-            self.solver.set_joints(
-                self.joint_spans
-                    .iter()
-                    .map(|(rows, span)| (*rows, &bodies[span.clone()])),
-                &self.bodies.inverse_masses,
-            );
-            self.planned.clone_from(&self.current.pattern);
+        let Self {
+            current,
+            joint_spans,
+            joint_bodies,
+            ..
+        } = self;
+        joint_spans.clear();
+        joint_bodies.clear();
+        // A row's entries are its joint's distinct bodies, in slot order.
+        for rows in &current.joints {
+            let first = joint_bodies.len();
+            let entries = current.rows[rows.start].entries.clone();
+            joint_bodies.extend(current.entry_bodies[entries].iter().map(|&b| b as u32));
+            joint_spans.push((rows.len(), first..joint_bodies.len()));
         }
+        let bodies = &self.joint_bodies;
+        self.solver.set_joints(
+            self.joint_spans
+                .iter()
+                .map(|(rows, span)| (*rows, &bodies[span.clone()])),
+            &self.bodies.inverse_masses,
+        );
     }
 
     /// Replaces `joint`'s current `J` entries and errors (the relax's poses); the slots
@@ -344,10 +325,6 @@ impl Buffer {
             }
         }
     }
-}
-
-fn movable(m: InverseMass) -> bool {
-    m.mass > 0.0 || m.inertia > 0.0
 }
 
 #[cfg(test)]
